@@ -1,0 +1,1 @@
+"""Pure types and functions: no I/O, no third-party I/O libraries."""

@@ -1,0 +1,60 @@
+"""Every error redstring raises on purpose derives from `RedstringError`.
+
+A caller can catch the root to handle "redstring said no" without also
+swallowing bugs (`TypeError`, `KeyError`) from its own code.
+"""
+
+from __future__ import annotations
+
+
+class RedstringError(Exception):
+    """Root of redstring's typed errors."""
+
+
+class InvalidInputError(RedstringError, ValueError):
+    """An argument or record is malformed. Also a `ValueError`, which it is."""
+
+
+class DimensionMismatchError(InvalidInputError):
+    """A vector's length differs from the store's or provider's dimension."""
+
+    def __init__(self, expected: int, actual: int, what: str = "vector") -> None:
+        super().__init__(f"{what} has dimension {actual}, expected {expected}")
+        self.expected = expected
+        self.actual = actual
+
+
+class TenantMismatchError(InvalidInputError):
+    """A record handed to a store call belongs to a different tenant than the call."""
+
+
+class ConcurrencyError(RedstringError):
+    """An append named a stream version that is no longer current; nothing was written."""
+
+
+class WorkspaceError(RedstringError):
+    """A workspace file cannot be opened: not a redstring file, or from a newer version."""
+
+
+class NotFoundError(RedstringError, LookupError):
+    """A named entity, tenant or file does not exist."""
+
+
+class LlmError(RedstringError):
+    """The language model could not produce a usable answer."""
+
+
+class EmptyOutputError(LlmError):
+    """The model returned nothing."""
+
+
+class MalformedOutputError(LlmError):
+    """The model returned text that does not parse into the requested schema."""
+
+
+class RefusalError(LlmError):
+    """The model declined to answer."""
+
+
+class ProviderUnavailableError(LlmError):
+    """The endpoint could not be reached, or kept failing after bounded retries."""

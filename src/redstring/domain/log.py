@@ -1,0 +1,43 @@
+"""The record shapes the event-log port speaks.
+
+These are envelopes with a JSON payload; the typed events live in the `events`
+layer and serialize into them. They sit in `domain` because the `EventLog`
+port (in `ports`, below `events`) must name them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from redstring.domain.ids import TenantId
+
+
+class NewEvent(BaseModel):
+    """An event about to be appended."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    event_type: str = Field(min_length=1)
+    schema_version: int = Field(ge=1)
+    payload: dict[str, JsonValue]
+
+
+class RecordedEvent(BaseModel):
+    """An event as the log stored it.
+
+    `position` is global across streams and tenants and strictly increasing
+    (gaps are allowed); `version` counts events within the stream from 1.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    position: int = Field(ge=1)
+    stream_id: str
+    version: int = Field(ge=1)
+    tenant_id: TenantId
+    event_type: str
+    schema_version: int
+    payload: dict[str, JsonValue]
+    recorded_at: datetime

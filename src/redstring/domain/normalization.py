@@ -1,0 +1,32 @@
+"""Name normalization: the single place that decides when two spellings are "the same text".
+
+Casefolded, Unicode NFKC, punctuation other than intra-word apostrophes and
+hyphens turned into spaces, whitespace collapsed. Accents are kept: "José" and
+"Jose" are close under Jaro-Winkler anyway, and folding them here would make
+the stored `normalized_name` lie about what was written.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_SEPARATORS = re.compile(r"[^\w'\-]+", re.UNICODE)
+_WHITESPACE = re.compile(r"\s+")
+
+
+def normalize_name(name: str) -> str:
+    """Casefold, NFKC, punctuation to spaces, collapse and strip whitespace."""
+    text = unicodedata.normalize("NFKC", name).casefold()
+    text = _SEPARATORS.sub(" ", text).replace("_", " ")
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def ascii_letters(name: str) -> str:
+    """The ASCII letters of the NFKD-decomposed, normalized name.
+
+    NFKD first so an accented letter becomes base + combining mark and the base
+    survives the filter; filtering without it would drop "é" entirely.
+    """
+    decomposed = unicodedata.normalize("NFKD", normalize_name(name))
+    return "".join(c for c in decomposed if c.isascii() and c.isalpha())

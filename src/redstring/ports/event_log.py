@@ -1,0 +1,42 @@
+"""The event log port: the only thing ingestion writes to."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from redstring.domain.ids import TenantId
+    from redstring.domain.log import NewEvent, RecordedEvent
+
+
+class EventLog(Protocol):
+    """Append-only, globally ordered, with per-stream optimistic concurrency.
+
+    - `append` writes all of `events` or none. `expected_version` is the stream's
+      current version (0 for a new stream); a stale one raises `ConcurrencyError`
+      and writes nothing. Returns the stream's new version.
+    - `read_all(after=p)` returns events with `position > p` in position order.
+    - A stream belongs to one tenant; appending to it under another tenant raises
+      `TenantMismatchError`.
+    """
+
+    async def append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        *,
+        tenant_id: TenantId,
+        expected_version: int,
+    ) -> int: ...
+
+    async def stream_version(self, stream_id: str, tenant_id: TenantId) -> int: ...
+
+    async def read_stream(self, stream_id: str, tenant_id: TenantId) -> list[RecordedEvent]: ...
+
+    async def read_all(
+        self, *, after: int = 0, limit: int | None = None
+    ) -> list[RecordedEvent]: ...
+
+    async def last_position(self) -> int: ...
