@@ -1,0 +1,1 @@
+"""Shared low-level storage plumbing (connection factories) used by every SQLite adapter."""
