@@ -155,7 +155,8 @@ class VectorStoreCompliance:
         moved = record(unit(1), "place", entity_id=first.entity_id)
         await store.upsert([moved], tenant)
         [match] = await store.search(unit(1), tenant)
-        assert (match.entity_type, match.score) == ("place", pytest.approx(1.0, abs=1e-5))
+        assert match.entity_type == "place"
+        assert match.score == pytest.approx(1.0, abs=1e-5)
 
     async def test_delete_removes_only_the_named_ids(
         self, store: VectorStore, tenant: TenantId
