@@ -1,0 +1,113 @@
+"""redstring: documents and records into a tenant-scoped knowledge graph.
+
+What the library offers:
+
+- typed entities and relationships with provenance (`Entity`, `Relationship`,
+  `Provenance`), blocking keys and string similarity for resolution;
+- ports for every store and model (`GraphStore`, `VectorStore`, `EventLog`,
+  `EmbeddingProvider`, `LlmProvider`) with in-memory adapters and a compliance
+  suite per port (`redstring.testing`);
+- hybrid entity retrieval (`Retriever`): a semantic channel (embeddings and a
+  vector store) and a lexical channel (blocking-key candidates scored by
+  field-weighted Jaro-Winkler), fused by reciprocal rank fusion.
+"""
+
+from redstring.composition import Retriever
+from redstring.domain.blocking import (
+    PREFIX_LENGTH,
+    blocking_keys,
+    prefix_key_for_name,
+    query_blocking_keys,
+    soundex_key_for_name,
+)
+from redstring.domain.entity import Entity
+from redstring.domain.exceptions import (
+    ConcurrencyError,
+    DimensionMismatchError,
+    EmptyOutputError,
+    InvalidInputError,
+    LlmError,
+    MalformedOutputError,
+    NotFoundError,
+    ProviderUnavailableError,
+    RedstringError,
+    RefusalError,
+    TenantMismatchError,
+    WorkspaceError,
+)
+from redstring.domain.fusion import RRF_K, reciprocal_rank_fusion
+from redstring.domain.ids import (
+    EntityId,
+    RelationshipId,
+    TenantId,
+    derived_entity_id,
+    new_entity_id,
+    new_tenant_id,
+    tenant_id_for,
+)
+from redstring.domain.lexical import PROPERTY_WEIGHT, lexical_score
+from redstring.domain.log import NewEvent, RecordedEvent
+from redstring.domain.normalization import normalize_name
+from redstring.domain.provenance import Provenance
+from redstring.domain.relationship import Relationship
+from redstring.domain.retrieval import RetrievalMode, RetrievalResult, ScoredEntity
+from redstring.domain.similarity import string_similarity
+from redstring.domain.usage import TokenUsage
+from redstring.domain.vector import VectorMatch, VectorRecord
+from redstring.embeddings.fake import FakeEmbeddingProvider
+from redstring.graph.memory import InMemoryGraphStore
+from redstring.ports import EmbeddingProvider, EventLog, GraphStore, LlmProvider, VectorStore
+from redstring.vector.memory import InMemoryVectorStore
+
+__all__ = [
+    "PREFIX_LENGTH",
+    "PROPERTY_WEIGHT",
+    "RRF_K",
+    "ConcurrencyError",
+    "DimensionMismatchError",
+    "EmbeddingProvider",
+    "EmptyOutputError",
+    "Entity",
+    "EntityId",
+    "EventLog",
+    "FakeEmbeddingProvider",
+    "GraphStore",
+    "InMemoryGraphStore",
+    "InMemoryVectorStore",
+    "InvalidInputError",
+    "LlmError",
+    "LlmProvider",
+    "MalformedOutputError",
+    "NewEvent",
+    "NotFoundError",
+    "Provenance",
+    "ProviderUnavailableError",
+    "RecordedEvent",
+    "RedstringError",
+    "RefusalError",
+    "Relationship",
+    "RelationshipId",
+    "RetrievalMode",
+    "RetrievalResult",
+    "Retriever",
+    "ScoredEntity",
+    "TenantId",
+    "TenantMismatchError",
+    "TokenUsage",
+    "VectorMatch",
+    "VectorRecord",
+    "VectorStore",
+    "WorkspaceError",
+    "blocking_keys",
+    "derived_entity_id",
+    "lexical_score",
+    "new_entity_id",
+    "new_tenant_id",
+    "normalize_name",
+    "prefix_key_for_name",
+    "query_blocking_keys",
+    "reciprocal_rank_fusion",
+    "soundex_key_for_name",
+    "string_similarity",
+    "tenant_id_for",
+]

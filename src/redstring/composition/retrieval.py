@@ -1,0 +1,146 @@
+"""`Retriever`: free text in, ranked entities out, fusing a semantic and a lexical channel.
+
+It lives in `composition` because it holds an `EmbeddingProvider`, a
+`VectorStore` and a `GraphStore` together, and no lower layer may: `vector` and
+`graph` are siblings that may not import each other, and neither may import
+`embeddings`.
+
+Lexical recall is bounded by blocking. A query that shares no blocking key with
+an entity cannot be retrieved lexically, however high its string similarity
+would have been. There is no text index over entity names, so candidates come
+from the same prefix and soundex keys consolidation uses. This is the honest
+cost of indexing no text for entities, and the second reason this channel is
+not called BM25.
+
+A vector match whose entity the graph store does not have is skipped, and the
+result is not backfilled to k. The two stores are independent projections of
+one log and lag independently, so this is ordinary, not exceptional: raising
+would make retrieval fail during replay, and topping up would turn a badly
+lagging projection into silence.
+
+Aliases are resolved on both channels before fusion: a merged-away id is never
+returned, its canonical entity is, once, at the better of the ranks it earned.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from redstring.domain.blocking import query_blocking_keys
+from redstring.domain.exceptions import DimensionMismatchError, InvalidInputError
+from redstring.domain.fusion import reciprocal_rank_fusion
+from redstring.domain.lexical import lexical_score
+from redstring.domain.retrieval import RetrievalMode, RetrievalResult, ScoredEntity
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from redstring.domain.entity import Entity
+    from redstring.domain.ids import EntityId, TenantId
+    from redstring.ports.embedding import EmbeddingProvider
+    from redstring.ports.graph_store import GraphStore
+    from redstring.ports.vector_store import VectorStore
+
+
+class Retriever:
+    """Hybrid entity retrieval over one workspace's stores."""
+
+    def __init__(
+        self, embeddings: EmbeddingProvider, vectors: VectorStore, graph: GraphStore
+    ) -> None:
+        """Refuses a provider and store of different dimensions now, before any text is
+        embedded, rather than on the first query."""
+        if embeddings.dimension != vectors.dimension:
+            raise DimensionMismatchError(
+                vectors.dimension, embeddings.dimension, "embedding provider output"
+            )
+        self._embeddings = embeddings
+        self._vectors = vectors
+        self._graph = graph
+
+    async def retrieve(
+        self,
+        query: str,
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        entity_types: Sequence[str] | None = None,
+        mode: RetrievalMode = RetrievalMode.HYBRID,
+    ) -> RetrievalResult:
+        """The best `k` entities of `tenant_id` for `query`, best first.
+
+        `entity_types=None` is no filter, `[]` matches nothing; the filter applies
+        inside each channel before `k`. Raises `InvalidInputError` (a `ValueError`)
+        for a blank query or a negative `k`.
+        """
+        if not query.strip():
+            raise InvalidInputError("the query is blank")
+        if k < 0:
+            raise InvalidInputError(f"k must not be negative, got {k}")
+        if k == 0:
+            return RetrievalResult(query=query)
+
+        semantic: dict[EntityId, float] = {}
+        semantic_ranking: list[EntityId] = []
+        if mode in (RetrievalMode.SEMANTIC, RetrievalMode.HYBRID):
+            semantic_ranking, semantic = await self._semantic(query, tenant_id, k, entity_types)
+
+        lexical: dict[EntityId, tuple[Entity, float]] = {}
+        if mode in (RetrievalMode.LEXICAL, RetrievalMode.HYBRID):
+            lexical = await self._lexical(query, tenant_id, k, entity_types)
+
+        fused = reciprocal_rank_fusion([semantic_ranking, list(lexical)])[:k]
+        known = {entity_id: entity for entity_id, (entity, _) in lexical.items()}
+        missing = [entity_id for entity_id, _ in fused if entity_id not in known]
+        if missing:
+            for entity in await self._graph.get_entities(missing, tenant_id):
+                known[entity.id] = entity
+
+        matches = [
+            ScoredEntity(
+                entity=known[entity_id],
+                score=score,
+                semantic=semantic.get(entity_id),
+                lexical=lexical[entity_id][1] if entity_id in lexical else None,
+            )
+            for entity_id, score in fused
+            if entity_id in known
+        ]
+        return RetrievalResult(query=query, matches=matches)
+
+    async def _semantic(
+        self, query: str, tenant_id: TenantId, k: int, entity_types: Sequence[str] | None
+    ) -> tuple[list[EntityId], dict[EntityId, float]]:
+        [vector] = await self._embeddings.embed_query([query])
+        found = await self._vectors.search(vector, tenant_id, k=k, entity_types=entity_types)
+        ranking: list[EntityId] = []
+        scores: dict[EntityId, float] = {}
+        for match in found:
+            canonical = await self._graph.resolve(match.entity_id, tenant_id)
+            ranking.append(canonical)
+            scores[canonical] = max(scores.get(canonical, 0.0), match.score)
+        return ranking, scores
+
+    async def _lexical(
+        self, query: str, tenant_id: TenantId, k: int, entity_types: Sequence[str] | None
+    ) -> dict[EntityId, tuple[Entity, float]]:
+        """Candidates from the query's blocking keys, deduplicated, filtered by type and
+        scored, then cut to `k` -- filtering after the cut would drop matches that exist.
+        A candidate scoring 0.0 shares nothing with the query and is not ranked."""
+        groups = await self._graph.find_by_blocking_keys(query_blocking_keys(query), tenant_id)
+        wanted = None if entity_types is None else set(entity_types)
+        scored: dict[EntityId, tuple[Entity, float]] = {}
+        for group in groups.values():
+            for entity in group:
+                if entity.id in scored:
+                    continue
+                if wanted is not None and entity.entity_type not in wanted:
+                    continue
+                score = lexical_score(query, entity)
+                if score <= 0.0:
+                    # Nothing in common is no match, whatever key filed it; and one
+                    # poor candidate says nothing about the ones after it.
+                    continue
+                scored[entity.id] = (entity, score)
+        best = sorted(scored.values(), key=lambda pair: (-pair[1], str(pair[0].id)))[:k]
+        return {entity.id: (entity, score) for entity, score in best}
