@@ -13,8 +13,8 @@ import inspect
 import pathlib
 import pkgutil
 import types
-import uuid
 import typing
+import uuid
 from typing import Any
 
 import pydantic
@@ -63,9 +63,7 @@ def _referenced(annotation: Any) -> set[type]:
                 stack.append(origin)
             if origin is not typing.Literal:
                 stack.extend(typing.get_args(current))
-        elif isinstance(current, type):
-            found.add(current)
-        elif getattr(current, "__supertype__", None) is not None:  # NewType
+        elif isinstance(current, type) or getattr(current, "__supertype__", None) is not None:
             found.add(current)
     return found
 
