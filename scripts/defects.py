@@ -104,8 +104,7 @@ DEFECTS = [
             (
                 "poor candidate says nothing about the ones after it.\n"
                 "                    continue\n",
-                "poor candidate says nothing about the ones after it.\n"
-                "                    break\n",
+                "poor candidate says nothing about the ones after it.\n                    break\n",
             ),
         ),
         f"{T_RETRIEVER}::test_the_lexical_channel_scores_a_candidate_after_a_zero_scoring_one",
