@@ -1,0 +1,148 @@
+"""CoNLL04 extraction benchmark: strict entity F1 and relation F1.
+
+    uv run python bench/extraction_conll04.py [--split test|dev] [--limit N]
+
+The OfflineExtractor always runs (no model needed) and its entity scores are
+printed; it extracts no relations, so its relation F1 is "n.a.". The
+LlmExtractor runs only when an endpoint is configured through the
+`REDSTRING_LLM_*` environment variables (at least REDSTRING_LLM_MODEL, see
+docs/how-to/configure-llm.md); otherwise the script says it skips and exits 0.
+
+The LLM is given the CoNLL04 label set as a domain schema (types Person,
+Organization, Location, Other; relations WORK_FOR, KILL, ORG_BASED_IN,
+LIVE_IN, LOCATED_IN), one sentence per call, as is standard for this set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from conll04_scoring import (
+    CONLL_TO_REDSTRING_RELATION,
+    Scores,
+    Sentence,
+    load_sentences,
+    score_sentence,
+)
+
+from redstring.extraction.chunking import Chunk
+from redstring.extraction.extractor import LlmExtractor
+from redstring.extraction.offline import OfflineExtractor
+from redstring.extraction.schemas import DomainSchema, TypeSpec
+
+DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "conll04"
+
+CONLL_DOMAIN = DomainSchema(
+    name="conll04",
+    description="News sentences; the CoNLL04 label set.",
+    entity_types=[
+        TypeSpec(name="Person", description="A named person, with any title as written."),
+        TypeSpec(name="Organization", description="A named organisation or body."),
+        TypeSpec(name="Location", description="A named place."),
+        TypeSpec(name="Other", description="Other named things: dates, amounts, nationalities."),
+    ],
+    relationship_types=[
+        TypeSpec(name="WORK_FOR", description="A person works for an organization."),
+        TypeSpec(name="KILL", description="A person killed a person."),
+        TypeSpec(name="ORG_BASED_IN", description="An organization is based in a location."),
+        TypeSpec(name="LIVE_IN", description="A person lives in a location."),
+        TypeSpec(name="LOCATED_IN", description="A location is inside a location."),
+    ],
+    fallback_entity_type="Other",
+)
+assert {t.name for t in CONLL_DOMAIN.relationship_types} == set(
+    CONLL_TO_REDSTRING_RELATION.values()
+)
+
+
+def sentence_chunk(sentence: Sentence) -> Chunk:
+    return Chunk(index=0, text=sentence.text, start=0, end=len(sentence.text))
+
+
+def run_offline(sentences: list[Sentence], min_confidence: float) -> Scores:
+    extractor = OfflineExtractor(min_confidence=min_confidence)
+    scores = Scores()
+    for sentence in sentences:
+        found = extractor.extract_chunk(sentence_chunk(sentence))
+        score_sentence(scores, sentence, [(e.name, e.entity_type) for e in found.entities])
+    return scores
+
+
+async def run_llm(sentences: list[Sentence]) -> tuple[Scores, str, int]:
+    from redstring.llm.openai_compat import OpenAICompatibleProvider
+
+    failures = 0
+    async with OpenAICompatibleProvider() as provider:
+        extractor = LlmExtractor(provider, CONLL_DOMAIN)
+
+        async def one(
+            sentence: Sentence,
+        ) -> tuple[Sentence, list[tuple[str, str]], list[tuple[str, str, str]]]:
+            nonlocal failures
+            try:
+                (got,) = await extractor.extract_document([sentence_chunk(sentence)])
+            except Exception as exc:
+                failures += 1
+                print(
+                    f"  sentence {sentence.orig_id}: {type(exc).__name__}: {exc}", file=sys.stderr
+                )
+                return sentence, [], []
+            return (
+                sentence,
+                [(e.name, e.entity_type) for e in got.entities],
+                [(r.source, r.target, r.relationship_type) for r in got.relationships],
+            )
+
+        results = await asyncio.gather(*(one(s) for s in sentences))
+        scores = Scores()
+        for sentence, entities, relations in results:
+            score_sentence(scores, sentence, entities, relations)
+        usage = provider.usage
+        return (
+            scores,
+            f"{provider.model_name}, {usage.calls} calls, {usage.total_tokens} tokens",
+            failures,
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=["dev", "test"], default="test")
+    parser.add_argument("--limit", type=int, default=None)
+    args = parser.parse_args()
+    path = DATA / f"conll04_{args.split}.json"
+    if not path.exists():
+        print(f"skipping: {path} not found (shared/data must be beside the repo)")
+        return 0
+    sentences = load_sentences(path)[: args.limit]
+    gold_entities = sum(len(s.entities) for s in sentences)
+    gold_relations = sum(len(s.relations) for s in sentences)
+    print(
+        f"CoNLL04 {args.split}: {len(sentences)} sentences, {gold_entities} entities, "
+        f"{gold_relations} relations"
+    )
+    for min_confidence in (0.0, 0.5):
+        offline = run_offline(sentences, min_confidence)
+        print(f"offline (min_confidence={min_confidence}) entities: {offline.entities.line()}")
+    print("offline relations: n.a. (the offline extractor extracts no relations; F1 0)")
+    if not os.environ.get("REDSTRING_LLM_MODEL"):
+        print(
+            "llm: skipping, no endpoint configured (set REDSTRING_LLM_MODEL and "
+            "REDSTRING_LLM_BASE_URL)"
+        )
+        return 0
+    scores, detail, failures = asyncio.run(run_llm(sentences))
+    print(f"llm ({detail}; {failures} failed sentences)")
+    print(f"llm entities:  {scores.entities.line()}")
+    print(f"llm relations: {scores.relations.line()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,475 @@
+"""`OfflineExtractor`: rule-based entity extraction that needs no model.
+
+What it finds, per chunk, with the rule that fires first:
+
+- Money (0.9): `$`/`€`/`£` amounts, "N million dollars".
+- Date (0.9): month with day and/or year, weekdays, standalone years 1500-2099.
+- Person (0.9): a capitalised run starting with a title (Mr, Dr, President, Sen., ...).
+- Organization (0.85): a run containing a suffix or keyword (Inc, Ltd, Corp, GmbH,
+  University, Ministry, Party, ...), or one of a few single-word bodies (Congress).
+- Location (0.85): countries, continents, US states and their AP abbreviations.
+- Location (0.8): a run ending in Street, River, Plant, County, Airport, ...
+- Location (0.6): a run after "in", "at", "near", "from", ..., or "north of" /
+  "town of", or before ", <known place>" ("Aiken, S.C.").
+- Organization (0.6): a lone ALL-CAPS word of 2-6 letters, or dotted (U.N.).
+- Person (0.7): one word equal to the last word of a Person found earlier in the chunk.
+- Person (0.6 / 0.5): a word before "said"/"told"; any 2-4 word Titlecase run.
+- Concept (0.3): any other capitalised run that does not start a sentence.
+
+Capitalised runs are maximal sequences of capitalised words joined by single
+spaces, which may contain connectors ("of", "de", "van", "&", and "and" only
+inside an organisation name). A sentence-initial function word ("The", "In",
+"He", ...) is dropped from a run. A person's title stays in the name, as
+written ("President Lincoln"): spans are the text, and resolution later
+decides whether "Lincoln" is the same entity.
+
+What it cannot do:
+
+- **No relationships, ever.** Rules cannot tell "X works for Y" from "X sued
+  Y"; co-occurrence edges would be invented facts, so none are emitted.
+- No lowercase entities (diseases, chemicals, "the company").
+- No pronoun or alias resolution beyond the surname rule above.
+- Types are heuristic: a person named after "from" or "at" is typed Location;
+  a two-word product name is typed Person; a company with no suffix,
+  cue or acronym shape is a Concept.
+- English only: the word lists are English.
+
+Confidence values rank the rules against each other; they are not calibrated
+probabilities. Its accuracy on a real gold set is measured by
+`bench/extraction_conll04.py` and quoted in docs/how-to/offline-extraction.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from redstring.extraction.extractor import ChunkExtraction, EntityMention
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from redstring.extraction.chunking import Chunk
+
+PERSON, ORGANIZATION, LOCATION, DATE, MONEY, CONCEPT = (
+    "Person",
+    "Organization",
+    "Location",
+    "Date",
+    "Money",
+    "Concept",
+)
+#: Every type the offline extractor can assign (the general domain's, plus Money).
+OFFLINE_ENTITY_TYPES = (PERSON, ORGANIZATION, LOCATION, DATE, MONEY, CONCEPT)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+TITLES = _words(
+    "Mr Mrs Ms Miss Dr Prof Professor President Vice Sen Senator Rep Representative Gov "
+    "Governor Gen General Col Colonel Lt Lieutenant Capt Captain Sgt Sergeant Adm Admiral "
+    "Judge Justice King Queen Prince Princess Pope Rev Reverend Father Sister Brother Rabbi "
+    "Imam Sheikh Minister Premier Chancellor Mayor Secretary Ambassador Chairman Chairwoman "
+    "Sir Dame Lady Lord St Saint Cardinal Bishop Archbishop Commissioner Officer Detective "
+    "Chief Deputy Attorney Speaker Dean"
+)
+ORG_KEYWORDS = _words(
+    "Inc Incorporated Corp Corporation Co Company Companies Ltd Limited LLC LLP PLC Plc GmbH "
+    "AG SA NV BV SpA AB Group Holdings Bank Bancorp University College Institute Institution "
+    "School Academy Association Society Agency Administration Authority Commission Committee "
+    "Council Department Ministry Bureau Office Party Union Federation League Foundation Fund "
+    "Trust Airlines Airways Railways Motors Industries Technologies Systems Laboratories Labs "
+    "Press Army Navy Force Forces Guard Police Court Congress Parliament Senate Assembly "
+    "Church Hospital Museum Network Television Radio Broadcasting Corps Service Services "
+    "Organization Organisation Club Team Board Government Agency"
+)
+CONNECTORS = _words("of the for de del da di du van von der den la le y &")
+MONTHS = _words(
+    "January February March April May June July August September October November "
+    "December Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec"
+)
+WEEKDAYS = _words("Monday Tuesday Wednesday Thursday Friday Saturday Sunday")
+#: Capitalised only because they start a sentence (or are pronouns/determiners).
+FUNCTION_WORDS = _words(
+    "The A An In On At He She It They We I You This That These Those But And Or If When "
+    "While After Before As For From With By Of To His Her Their Its Our My Your There Here "
+    "What Who Whom Which Why How Yesterday Today Tomorrow Also However Meanwhile According "
+    "Although Though Because Since Until Once Then Now Some Many Most All Both Each Every "
+    "No Not Other Another Such Only Even Still Yet So Thus Instead During Under Over Into "
+    "Despite Among Between Without Within Against About Above Below Last Next First One Two "
+    "Three Four Five Six Seven Eight Nine Ten Several Few More Less Mrs Mr Ms Dr Is Was Are "
+    "Were Be Been Has Have Had Do Does Did Will Would Can Could Should May Might Must Let "
+    "Please Thank Thanks Yes Oh Well Just Like Asked Said Police Officials Authorities "
+    "Photo Page Story News Report Reports Update Editor Editors Note Chapter Section Table "
+    "Figure Part Volume Today's Where Whether Whose Any Nothing Everything Someone Nobody"
+)
+#: Connectors that continue a name only after a head word: "University of Paris",
+#: "Gulf of Mexico" -- but not "Brian Michaud of Millinocket".
+_HEADED_CONNECTORS = _words("of for the")
+PLACE_HEADS = _words(
+    "Palace Gulf Bay Sea Lake River Mount Cape Isle Islands Republic Kingdom State States "
+    "Province County City Port Strait Valley Plant Bank Coast"
+)
+#: Last words that make a run a place: "Nelson Street", "Savannah River Plant".
+PLACE_KEYWORDS = _words(
+    "Street St Avenue Ave Road Rd Boulevard Blvd Highway Lane Drive River Lake Mountain "
+    "Mountains Plant Park Bridge Square Canyon Valley Island Islands Bay County Fork Beach "
+    "Harbor Harbour Airport Channel Heights Springs Falls Creek Hills Peninsula Desert Ocean"
+)
+#: Single words that name an organisation on their own.
+SINGLE_WORD_ORGS = _words("Congress Parliament Senate Pentagon Kremlin Vatican Interpol")
+#: "northeast of Boise", "the town of Lowman": "of" after these introduces a place.
+_PLACE_OF = _words(
+    "north south east west northeast northwest southeast southwest town city village "
+    "county state province suburb capital outskirts region island"
+)
+LOCATION_PREPOSITIONS = _words(
+    "in at near from outside inside across toward towards into via throughout around"
+)
+SPEECH_VERBS = _words("said says told added stated declared announced reported")
+KNOWN_PLACES = _words(
+    "Afghanistan Albania Algeria Angola Argentina Armenia Australia Austria Bangladesh "
+    "Belgium Bolivia Bosnia Brazil Bulgaria Cambodia Canada Chile China Colombia Croatia "
+    "Cuba Cyprus Czechoslovakia Denmark Ecuador Egypt England Ethiopia Europe Africa "
+    "Asia America Antarctica Finland France Germany Ghana Greece Guatemala Haiti "
+    "Honduras Hungary Iceland India Indonesia Iran Iraq Ireland Israel Italy Jamaica "
+    "Japan Jordan Kenya Korea Kosovo Kuwait Laos Lebanon Liberia Libya Lithuania "
+    "Malaysia Mexico Mongolia Morocco Mozambique Nepal Netherlands Nicaragua Nigeria "
+    "Norway Pakistan Panama Peru Philippines Poland Portugal Romania Russia Rwanda "
+    "Scotland Serbia Singapore Somalia Spain Sudan Sweden Switzerland Syria Taiwan "
+    "Tanzania Thailand Tibet Tunisia Turkey Uganda Ukraine Uruguay Venezuela Vietnam "
+    "Wales Yemen Yugoslavia Zaire Zambia Zimbabwe Alabama Alaska Arizona Arkansas "
+    "California Colorado Connecticut Delaware Florida Georgia Hawaii Idaho Illinois "
+    "Indiana Iowa Kansas Kentucky Louisiana Maine Maryland Massachusetts Michigan "
+    "Minnesota Mississippi Missouri Montana Nebraska Nevada Ohio Oklahoma Oregon "
+    "Pennsylvania Tennessee Texas Utah Vermont Virginia Washington Wisconsin Wyoming "
+    "Ala. Ariz. Ark. Calif. Colo. Conn. Del. Fla. Ga. Ill. Ind. Kan. Ky. La. Md. Mass. "
+    "Mich. Minn. Miss. Mo. Mont. Neb. Nev. N.H. N.J. N.M. N.Y. N.C. N.D. Okla. Ore. Pa. "
+    "R.I. S.C. S.D. Tenn. Tex. Vt. Va. Wash. Wis. Wyo. D.C. U.S. U.K. USA UK USSR"
+) | frozenset(
+    [
+        "United States",
+        "United Kingdom",
+        "Soviet Union",
+        "New York",
+        "New Jersey",
+        "New Mexico",
+        "New Hampshire",
+        "North Carolina",
+        "South Carolina",
+        "North Dakota",
+        "South Dakota",
+        "West Virginia",
+        "Rhode Island",
+        "South Africa",
+        "North Korea",
+        "South Korea",
+        "Saudi Arabia",
+        "New Zealand",
+        "Sri Lanka",
+        "El Salvador",
+        "Costa Rica",
+        "Hong Kong",
+        "Latin America",
+        "Middle East",
+        "Puerto Rico",
+    ]
+)
+#: Short forms that end in a period without ending a sentence.
+_ABBREVIATIONS = (
+    TITLES | ORG_KEYWORDS | frozenset(m for m in MONTHS if len(m) <= 4) | {"Jr", "Sr", "No"}
+)
+
+_TOKEN = re.compile(r"[^\W\d_][\w'’\-]*(?:\.[^\W\d_]+)*\.?|&")
+_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+_DATE = re.compile(
+    rf"\b(?:(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:\s*,\s*\d{{4}})?"
+    rf"|\d{{1,2}}\s+(?:{_MONTH})\.?(?:\s+\d{{4}})?"
+    rf"|(?:{_MONTH})\.?\s+\d{{4}}"
+    rf"|(?:{'|'.join(sorted(WEEKDAYS))})"
+    r"|(?<![\d$.,])(?:1[5-9]\d\d|20\d\d)(?![\d,.]\d))\b"
+)
+_MONEY = re.compile(
+    r"[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|trillion|thousand))?"
+    r"|\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|trillion|thousand))?\s+"
+    r"(?:dollars|euros|pounds|yen|francs|marks|rupees)\b"
+)
+_SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*\s+|\n")
+_ACRONYM = re.compile(r"^(?:[A-Z]{2,6}|(?:[A-Z]\.){2,4})$")
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    text: str
+    start: int
+    end: int
+
+    @property
+    def bare(self) -> str:
+        return self.text.rstrip(".")
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    name: str
+    entity_type: str
+    start: int
+    end: int
+    confidence: float
+
+
+def _is_capitalised(token: str) -> bool:
+    return token[:1].isupper()
+
+
+def _tokens(text: str) -> list[_Token]:
+    """Word tokens; a trailing period is kept only on abbreviations and initials."""
+    out: list[_Token] = []
+    for match in _TOKEN.finditer(text):
+        word, start, end = match.group(), match.start(), match.end()
+        bare = word.rstrip(".")
+        keep_period = (
+            bare in _ABBREVIATIONS
+            or word in KNOWN_PLACES
+            or (len(bare) == 1 and bare.isupper())
+            or "." in bare
+        )
+        if word.endswith(".") and not keep_period:
+            word, end = bare, end - (len(word) - len(bare))
+        out.append(_Token(word, start, end))
+    return out
+
+
+def _sentence_starts(text: str, tokens: list[_Token]) -> set[int]:
+    """Token indices that begin a sentence."""
+    starts = {0} if tokens else set()
+    boundaries = {m.end() for m in _SENTENCE_END.finditer(text)}
+    for i, token in enumerate(tokens[1:], start=1):
+        previous = tokens[i - 1]
+        between = text[previous.end : token.start]
+        ended = previous.text.endswith(".") and previous.bare not in _ABBREVIATIONS
+        by_boundary = token.start in boundaries and ("\n" in between or ended or between.strip())
+        if by_boundary or (ended and len(previous.bare) > 1 and "." not in previous.bare):
+            starts.add(i)
+    return starts
+
+
+def _runs(text: str, tokens: list[_Token]) -> list[list[int]]:
+    """Maximal runs of capitalised tokens joined by single spaces, connectors allowed inside."""
+    runs: list[list[int]] = []
+    i = 0
+    while i < len(tokens):
+        if not _is_capitalised(tokens[i].text) or tokens[i].bare in CONNECTORS:
+            i += 1
+            continue
+        run = [i]
+        j = i + 1
+        while j < len(tokens):
+            gap = text[tokens[j - 1].end : tokens[j].start]
+            if gap != " " or (
+                tokens[j - 1].text.endswith(".")
+                and tokens[j - 1].bare not in (_ABBREVIATIONS)
+                and "." not in tokens[j - 1].bare
+                and len(tokens[j - 1].bare) > 1
+            ):
+                break
+            word = tokens[j].text
+            if _is_capitalised(word) and word not in ("&",):
+                run.append(j)
+                j += 1
+                continue
+            needs_head = word in _HEADED_CONNECTORS
+            head_ok = tokens[j - 1].bare in ORG_KEYWORDS | PLACE_HEADS
+            if (
+                (word in CONNECTORS or word == "and")
+                and j + 1 < len(tokens)
+                and (head_ok or not needs_head)
+            ):
+                after_gap = text[tokens[j].end : tokens[j + 1].start]
+                if after_gap == " " and _is_capitalised(tokens[j + 1].text):
+                    run.append(j)
+                    j += 1
+                    continue
+            break
+        runs.append(run)
+        i = j
+    return runs
+
+
+def _split_on_and(run: list[int], tokens: list[_Token]) -> list[list[int]]:
+    """Keep "and" inside an organisation name; otherwise it separates two names."""
+    if not any(tokens[k].text == "and" for k in run):
+        return [run]
+    parts: list[list[int]] = [[]]
+    for k in run:
+        if tokens[k].text == "and":
+            parts.append([])
+        else:
+            parts[-1].append(k)
+    parts = [p for p in parts if p]
+
+    def has_keyword(part: list[int]) -> bool:
+        return any(tokens[k].bare in ORG_KEYWORDS for k in part)
+
+    # "National Aeronautics and Space Administration": one name, the keyword closes it.
+    # "University of California and Acme Corp.": two names, each has its own keyword.
+    if len(parts) == 2 and not has_keyword(parts[0]) and has_keyword(parts[1]):
+        return [run]
+    return parts
+
+
+class OfflineExtractor:
+    """Rule-based entities with character spans; never relationships. See module docstring."""
+
+    method = "offline"
+    model_name: str | None = None
+
+    def __init__(self, *, min_confidence: float = 0.0) -> None:
+        """`min_confidence=0.5` drops the catch-all Concept rule's guesses (0.3)."""
+        if not 0.0 <= min_confidence <= 1.0:
+            raise ValueError(f"min_confidence must be in [0, 1], got {min_confidence}")
+        self._min_confidence = min_confidence
+
+    async def extract_document(self, chunks: Sequence[Chunk]) -> list[ChunkExtraction]:
+        return [self.extract_chunk(chunk) for chunk in chunks]
+
+    def extract_chunk(self, chunk: Chunk) -> ChunkExtraction:
+        found = self.find(chunk.text)
+        grouped: dict[tuple[str, str], list[_Found]] = {}
+        for item in found:
+            grouped.setdefault((item.name, item.entity_type), []).append(item)
+        entities = tuple(
+            EntityMention(
+                name=name,
+                entity_type=entity_type,
+                spans=tuple((f.start, f.end) for f in items),
+                confidence=max(f.confidence for f in items),
+            )
+            for (name, entity_type), items in grouped.items()
+        )
+        return ChunkExtraction(
+            chunk=chunk, entities=entities, relationships=(), method=self.method, model=None
+        )
+
+    def find(self, text: str) -> list[_Found]:
+        """Every entity occurrence in `text`, in text order, spans non-overlapping."""
+        found: list[_Found] = []
+        taken: list[tuple[int, int]] = []
+
+        def free(start: int, end: int) -> bool:
+            return all(end <= s or start >= e for s, e in taken)
+
+        def add(name: str, entity_type: str, start: int, end: int, confidence: float) -> None:
+            found.append(_Found(name, entity_type, start, end, confidence))
+            taken.append((start, end))
+
+        for pattern, entity_type in ((_MONEY, MONEY), (_DATE, DATE)):
+            for match in pattern.finditer(text):
+                if free(match.start(), match.end()):
+                    add(match.group(), entity_type, match.start(), match.end(), 0.9)
+
+        tokens = _tokens(text)
+        starts = _sentence_starts(text, tokens)
+        people_surnames: set[str] = set()
+        for raw_run in _runs(text, tokens):
+            for run in _split_on_and(raw_run, tokens):
+                self._classify_run(text, tokens, run, starts, people_surnames, free, add)
+        found.sort(key=lambda f: f.start)
+        return [f for f in found if f.confidence >= self._min_confidence]
+
+    def _classify_run(
+        self,
+        text: str,
+        tokens: list[_Token],
+        run: list[int],
+        starts: set[int],
+        people_surnames: set[str],
+        free: Callable[[int, int], bool],
+        add: Callable[[str, str, int, int, float], None],
+    ) -> None:
+        # Drop leading function words / connectors and trailing connectors.
+        while run and (tokens[run[0]].bare in FUNCTION_WORDS or tokens[run[0]].text in CONNECTORS):
+            if tokens[run[0]].bare in TITLES and len(run) > 1:
+                break
+            run = run[1:]
+        while run and (tokens[run[-1]].text in CONNECTORS or tokens[run[-1]].text == "and"):
+            run = run[:-1]
+        if not run:
+            return
+        first, last = tokens[run[0]], tokens[run[-1]]
+        start, end = first.start, last.end
+        if not free(start, end):
+            return
+        name = text[start:end]
+        words = [tokens[k].bare for k in run]
+        before = tokens[run[0] - 1].text if run[0] > 0 else ""
+        after_index = run[-1] + 1
+        after = tokens[after_index].text if after_index < len(tokens) else ""
+        after_gap = text[end : tokens[after_index].start] if after else ""
+        sentence_initial = run[0] in starts
+
+        entity_type: str | None
+        confidence: float
+        title_at = next(
+            (k for k, w in enumerate(words) if k > 0 and w in TITLES and k + 1 < len(words)),
+            None,
+        )
+        prefix = " ".join(words[:title_at]) if title_at is not None else ""
+        if (
+            title_at is not None
+            and words[title_at + 1][:1].isupper()
+            and (prefix in KNOWN_PLACES or f"{prefix}." in KNOWN_PLACES or prefix.isupper())
+        ):
+            # "Illinois Gov. James Thompson": a place or body, then a titled person.
+            self._classify_run(text, tokens, run[:title_at], starts, people_surnames, free, add)
+            self._classify_run(text, tokens, run[title_at:], starts, people_surnames, free, add)
+            return
+        before_of = tokens[run[0] - 2].text.lower() if run[0] > 1 else ""
+        if words[0] in TITLES and len(words) > 1 and words[1] not in TITLES | ORG_KEYWORDS:
+            entity_type, confidence = PERSON, 0.9
+        elif any(w in ORG_KEYWORDS for w in words[1:]) or (
+            len(words) > 1 and words[0] in {"University", "Bank", "Ministry", "Department"}
+        ):
+            entity_type, confidence = ORGANIZATION, 0.85
+        elif name in KNOWN_PLACES or f"{name}." in KNOWN_PLACES:
+            entity_type, confidence = LOCATION, 0.85
+        elif len(words) > 1 and words[-1] in PLACE_KEYWORDS:
+            entity_type, confidence = LOCATION, 0.8
+        elif len(words) == 1 and _ACRONYM.match(first.text):
+            entity_type, confidence = ORGANIZATION, 0.6
+        elif (
+            not sentence_initial
+            and (
+                before.lower() in LOCATION_PREPOSITIONS
+                or (before == "of" and before_of in _PLACE_OF)
+            )
+        ) or (after_gap.strip() == "," and _place_follows(tokens, after_index)):
+            entity_type, confidence = LOCATION, 0.6
+        elif len(words) == 1 and words[0] in people_surnames:
+            entity_type, confidence = PERSON, 0.7
+        elif after.lower() in SPEECH_VERBS and after_gap == " ":
+            entity_type, confidence = PERSON, 0.6
+        elif 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words):
+            entity_type, confidence = PERSON, 0.5
+        elif not sentence_initial and words[0] not in FUNCTION_WORDS:
+            entity_type, confidence = CONCEPT, 0.3
+        else:
+            entity_type = None
+            confidence = 0.0
+        if entity_type is None:
+            return
+        if entity_type == PERSON:
+            people_surnames.add(words[-1])
+        add(name, entity_type, start, end, confidence)
+
+
+def _place_follows(tokens: list[_Token], index: int) -> bool:
+    """Whether the token at `index` (after a comma) starts a known place: "Aiken, S.C."."""
+    if index >= len(tokens):
+        return False
+    one = tokens[index].text
+    two = f"{one} {tokens[index + 1].text}" if index + 1 < len(tokens) else ""
+    return one in KNOWN_PLACES or two in KNOWN_PLACES

@@ -1,0 +1,202 @@
+"""What the model is asked for and what it must answer.
+
+- `ExtractionOutput`: the pydantic schema the LLM fills; its JSON schema is
+  what the adapter sends as structured output.
+- `DomainSchema`: a vocabulary of entity and relationship types with worked
+  examples. Four ship with redstring as YAML in `extraction/domains/`
+  (general, business, biomedical, news); a caller may build its own.
+- `extraction_instructions`: the default prompt, rendered from a domain.
+
+Names are asked for *exactly as written in the text*: mapping finds character
+spans by searching for the name in the chunk, and a paraphrased name has no
+span to show a user.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from importlib import resources
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from redstring.domain.exceptions import InvalidInputError, NotFoundError
+
+PropertyValue = str | int | float | bool | None
+
+
+class ExtractedEntity(BaseModel):
+    name: str = Field(description="The entity's name exactly as written in the text.")
+    type: str = Field(description="One of the allowed entity types.")
+    description: str | None = Field(default=None, description="One short sentence, if useful.")
+    properties: dict[str, PropertyValue] | None = Field(
+        default=None, description="Attributes stated in the text, e.g. a role or a date."
+    )
+
+
+class ExtractedRelationship(BaseModel):
+    source: str = Field(description="The source entity's name, as listed in entities.")
+    target: str = Field(description="The target entity's name, as listed in entities.")
+    type: str = Field(description="One of the allowed relationship types.")
+    description: str | None = None
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+
+
+class ExtractionOutput(BaseModel):
+    """The JSON object the model returns for one chunk."""
+
+    entities: list[ExtractedEntity] = Field(default_factory=list)
+    relationships: list[ExtractedRelationship] = Field(default_factory=list)
+
+
+class TypeSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    description: str = ""
+
+
+class DomainExample(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    output: ExtractionOutput
+
+
+_UNSEPARATED = re.compile(r"[\s\-]+")
+
+
+def type_key(name: str) -> str:
+    """Case, space, hyphen and underscore-insensitive key for matching a type name."""
+    return _UNSEPARATED.sub("_", name.strip()).casefold()
+
+
+class DomainSchema(BaseModel):
+    """A type vocabulary: what kinds of entities and relationships to extract."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    entity_types: list[TypeSpec] = Field(min_length=1)
+    relationship_types: list[TypeSpec] = Field(default_factory=list)
+    #: Where an entity of a type outside the vocabulary goes. It must be one of
+    #: `entity_types`, so every stored entity has a type the domain declared.
+    fallback_entity_type: str
+    examples: list[DomainExample] = Field(default_factory=list)
+
+    def canonical_entity_type(self, raw: str) -> str:
+        """The declared type `raw` names (ignoring case and separators), else the fallback."""
+        wanted = type_key(raw)
+        for spec in self.entity_types:
+            if type_key(spec.name) == wanted:
+                return spec.name
+        return self.fallback_entity_type
+
+    def canonical_relationship_type(self, raw: str) -> str | None:
+        """The declared relationship type `raw` names, or `None` when it is not declared."""
+        wanted = type_key(raw)
+        for spec in self.relationship_types:
+            if type_key(spec.name) == wanted:
+                return spec.name
+        return None
+
+    def model_post_init(self, __context: object) -> None:
+        if self.fallback_entity_type not in {t.name for t in self.entity_types}:
+            raise ValueError(
+                f"fallback_entity_type {self.fallback_entity_type!r} is not one of the "
+                "domain's entity types"
+            )
+
+
+_DOMAIN_PACKAGE = "redstring.extraction"
+_DOMAIN_DIR = "domains"
+
+
+def available_domains() -> tuple[str, ...]:
+    """Names of the bundled domain schemas, sorted."""
+    folder = resources.files(_DOMAIN_PACKAGE).joinpath(_DOMAIN_DIR)
+    return tuple(
+        sorted(
+            entry.name.removesuffix(".yaml")
+            for entry in folder.iterdir()
+            if entry.name.endswith(".yaml")
+        )
+    )
+
+
+@cache
+def load_domain(name: str) -> DomainSchema:
+    """A bundled domain schema by name; `NotFoundError` names the ones that exist."""
+    if name not in available_domains():
+        raise NotFoundError(
+            f"no bundled domain {name!r}; available: {', '.join(available_domains())}"
+        )
+    source = resources.files(_DOMAIN_PACKAGE).joinpath(_DOMAIN_DIR, f"{name}.yaml")
+    return parse_domain(source.read_text(encoding="utf-8"), origin=f"{name}.yaml")
+
+
+def parse_domain(text: str, *, origin: str = "<string>") -> DomainSchema:
+    """Parse a domain schema from YAML text (a user's own domain file, say)."""
+    try:
+        data = yaml.safe_load(text)
+        return DomainSchema.model_validate(data)
+    except (yaml.YAMLError, ValidationError) as exc:
+        raise InvalidInputError(f"domain schema {origin} is invalid: {exc}") from exc
+
+
+def extraction_instructions(domain: DomainSchema, known_names: list[str] | None = None) -> str:
+    """The default extraction prompt for `domain`.
+
+    `known_names` are entity names already found earlier in the same document
+    (carryover): the model is told to reuse those spellings, so one person is
+    not "Dr. Smith" in chunk 1 and "Jane Smith" in chunk 3 when the text allows
+    either.
+    """
+    lines = [
+        "You extract a knowledge graph from text.",
+        f"Domain: {domain.name} - {domain.description}".rstrip(" -"),
+        "",
+        "Entity types (use exactly these names):",
+        *(f"- {t.name}: {t.description}" for t in domain.entity_types),
+    ]
+    if domain.relationship_types:
+        lines += [
+            "",
+            "Relationship types (use exactly these names):",
+            *(f"- {t.name}: {t.description}" for t in domain.relationship_types),
+        ]
+    lines += [
+        "",
+        "Rules:",
+        "- Copy every entity name exactly as it is written in the text; do not expand,"
+        " translate or correct it.",
+        "- Only extract what the text states. Do not use outside knowledge.",
+        "- A relationship's source and target must be names from your entities list.",
+        "- If nothing qualifies, return empty lists.",
+        '- Answer with one JSON object: {"entities": [...], "relationships": [...]}.',
+    ]
+    for number, example in enumerate(domain.examples, start=1):
+        lines += [
+            "",
+            f"Example {number} text: {example.text}",
+            f"Example {number} answer: "
+            + json.dumps(example.output.model_dump(exclude_none=True), ensure_ascii=False),
+        ]
+    if known_names:
+        lines += [
+            "",
+            "Entities already found earlier in this document (reuse these exact names when"
+            " the text refers to them): " + "; ".join(known_names),
+        ]
+    return "\n".join(lines)
+
+
+GLEANING_INSTRUCTIONS = (
+    "Some entities and relationships may have been missed. Here is what was already"
+    " extracted from this text:\n{previous}\n"
+    "Return ONLY entities and relationships that are in the text but missing above,"
+    " following the same rules. Return empty lists if nothing was missed."
+)

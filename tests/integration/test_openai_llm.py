@@ -1,0 +1,217 @@
+"""OpenAICompatibleProvider against a real chat-completions server on 127.0.0.1.
+
+Nothing here patches the SDK: every test goes through HTTP to `ChatServer`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+from pydantic import BaseModel
+
+from redstring.domain.exceptions import (
+    EmptyOutputError,
+    InvalidInputError,
+    MalformedOutputError,
+    ProviderUnavailableError,
+    RefusalError,
+)
+from redstring.llm.openai_compat import OpenAICompatibleProvider
+from tests.support.openai_chat_server import ChatServer, completion, error
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+
+class Person(BaseModel):
+    name: str
+    age: int
+
+
+GOOD = json.dumps({"name": "Ada Lovelace", "age": 36})
+
+
+@pytest.fixture
+def server() -> Iterator[ChatServer]:
+    with ChatServer() as running:
+        yield running
+
+
+def provider_for(server: ChatServer, **overrides: object) -> OpenAICompatibleProvider:
+    options: dict[str, object] = {
+        "model": "test-model",
+        "base_url": server.base_url,
+        "api_key": "sk-test",
+        "timeout": 5.0,
+        "max_retries": 2,
+        "concurrency": 4,
+        "backoff_base": 0.01,
+        "env": {},
+    }
+    options.update(overrides)
+    return OpenAICompatibleProvider(**options)  # type: ignore[arg-type]
+
+
+async def test_success_returns_instance_and_counts_tokens(server: ChatServer) -> None:
+    """Catches: usage not accumulated, or the schema not sent as json_schema."""
+    server.script(
+        completion(GOOD, prompt_tokens=10, completion_tokens=5),
+        completion(GOOD, prompt_tokens=3, completion_tokens=2),
+    )
+    async with provider_for(server) as llm:
+        first = await llm.extract(
+            "Ada Lovelace died at 36.", Person, instructions="Find the person"
+        )
+        await llm.extract("again", Person)
+    assert first == Person(name="Ada Lovelace", age=36)
+    assert (llm.usage.prompt_tokens, llm.usage.completion_tokens, llm.usage.calls) == (13, 7, 2)
+    sent = server.requests[0]
+    assert sent["model"] == "test-model"
+    assert sent["response_format"]["type"] == "json_schema"
+    assert sent["response_format"]["json_schema"]["schema"] == Person.model_json_schema()
+    assert sent["messages"][0] == {"role": "system", "content": "Find the person"}
+    assert sent["messages"][1] == {"role": "user", "content": "Ada Lovelace died at 36."}
+
+
+async def test_json_object_mode_puts_schema_in_prompt(server: ChatServer) -> None:
+    """Catches: fallback mode sending json_schema anyway, or dropping the schema entirely."""
+    server.script(completion(GOOD))
+    async with provider_for(server, response_format="json_object") as llm:
+        await llm.extract("text", Person)
+    sent = server.requests[0]
+    assert sent["response_format"] == {"type": "json_object"}
+    assert '"age"' in sent["messages"][0]["content"]
+    assert "JSON" in sent["messages"][0]["content"]
+
+
+async def test_invalid_json_is_malformed(server: ChatServer) -> None:
+    """Catches: a JSON parse error leaking as ValueError instead of the port's typed error."""
+    server.script(completion('{"name": "Ada", '))
+    async with provider_for(server) as llm:
+        with pytest.raises(MalformedOutputError, match="not valid JSON"):
+            await llm.extract("text", Person)
+    assert llm.usage.calls == 1  # the answer was paid for
+
+
+async def test_schema_invalid_json_is_malformed(server: ChatServer) -> None:
+    """Catches: returning a partially valid instance when a field has the wrong type."""
+    server.script(completion(json.dumps({"name": "Ada", "age": "old"})))
+    async with provider_for(server) as llm:
+        with pytest.raises(MalformedOutputError, match="age"):
+            await llm.extract("text", Person)
+
+
+@pytest.mark.parametrize("content", [None, "", "   \n"])
+async def test_empty_content_is_empty_output(server: ChatServer, content: str | None) -> None:
+    """Catches: an empty answer reported as malformed JSON (or crashing on None)."""
+    server.script(completion(content))
+    async with provider_for(server) as llm:
+        with pytest.raises(EmptyOutputError):
+            await llm.extract("text", Person)
+
+
+async def test_refusal_is_refusal_error(server: ChatServer) -> None:
+    """Catches: a refusal message being parsed as (empty) content instead of reported."""
+    server.script(completion(None, refusal="I can't help with that."))
+    async with provider_for(server) as llm:
+        with pytest.raises(RefusalError, match="can't help"):
+            await llm.extract("text", Person)
+
+
+async def test_429_with_retry_after_waits_then_succeeds(server: ChatServer) -> None:
+    """Catches: ignoring retry-after (retrying at once) or giving up on a rate limit."""
+    server.script(error(429, "slow down", retry_after="0.4"), completion(GOOD))
+    async with provider_for(server, backoff_base=0.0) as llm:
+        result = await llm.extract("text", Person)
+    assert result.name == "Ada Lovelace"
+    assert len(server.requests) == 2
+    gap = server.request_times[1] - server.request_times[0]
+    assert gap >= 0.35, f"retried after {gap:.3f}s, retry-after said 0.4s"
+    assert llm.usage.calls == 1
+
+
+async def test_500s_until_retries_exhausted(server: ChatServer) -> None:
+    """Catches: unbounded retries, or an SDK error escaping instead of ProviderUnavailableError."""
+    server.script(*(error(500, "boom") for _ in range(5)))
+    async with provider_for(server, max_retries=2) as llm:
+        with pytest.raises(ProviderUnavailableError, match="3 attempt"):
+            await llm.extract("text", Person)
+    assert len(server.requests) == 3
+
+
+async def test_client_error_is_not_retried(server: ChatServer) -> None:
+    """Catches: retrying a 401/400 that cannot succeed, wasting time and quota."""
+    server.script(error(401, "bad key"), completion(GOOD))
+    async with provider_for(server) as llm:
+        with pytest.raises(ProviderUnavailableError, match="401"):
+            await llm.extract("text", Person)
+    assert len(server.requests) == 1
+
+
+async def test_timeout_becomes_provider_unavailable(server: ChatServer) -> None:
+    """Catches: the client waiting for a hung server past its configured timeout."""
+    server.script(completion(GOOD, delay_s=2.0))
+    started = time.monotonic()
+    async with provider_for(server, timeout=0.3, max_retries=0) as llm:
+        with pytest.raises(ProviderUnavailableError, match="timed out"):
+            await llm.extract("text", Person)
+    assert time.monotonic() - started < 1.5
+
+
+async def test_unreachable_endpoint_is_provider_unavailable() -> None:
+    """Catches: a connection error escaping as an openai exception."""
+    llm = OpenAICompatibleProvider(
+        model="m", base_url="http://127.0.0.1:9/v1", max_retries=1, backoff_base=0.0, env={}
+    )
+    with pytest.raises(ProviderUnavailableError, match="connection"):
+        await llm.extract("text", Person)
+    await llm.aclose()
+
+
+async def test_concurrency_limit_is_respected(server: ChatServer) -> None:
+    """Catches: the semaphore missing, or held per provider call instead of per request."""
+    server.script(*(completion(GOOD, delay_s=0.15) for _ in range(8)))
+    async with provider_for(server, concurrency=2) as llm:
+        results = await asyncio.gather(*(llm.extract(f"t{i}", Person) for i in range(8)))
+    assert len(results) == 8
+    assert server.max_in_flight == 2
+
+
+def test_env_configuration() -> None:
+    """Catches: env vars ignored, or an argument not winning over the environment."""
+    env = {
+        "REDSTRING_LLM_BASE_URL": "http://localhost:11434/v1",
+        "REDSTRING_LLM_MODEL": "llama3.1",
+        "REDSTRING_LLM_TIMEOUT": "12.5",
+        "REDSTRING_LLM_MAX_RETRIES": "5",
+        "REDSTRING_LLM_CONCURRENCY": "3",
+        "REDSTRING_LLM_RESPONSE_FORMAT": "json_object",
+    }
+    llm = OpenAICompatibleProvider(env=env, concurrency=9)
+    assert (llm.model_name, llm.base_url, llm.timeout, llm.max_retries) == (
+        "llama3.1",
+        "http://localhost:11434/v1",
+        12.5,
+        5,
+    )
+    assert llm.concurrency == 9
+    assert llm.response_format == "json_object"
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"REDSTRING_LLM_MODEL": "m", "REDSTRING_LLM_TIMEOUT": "soon"},
+        {"REDSTRING_LLM_MODEL": "m", "REDSTRING_LLM_CONCURRENCY": "0"},
+        {"REDSTRING_LLM_MODEL": "m", "REDSTRING_LLM_RESPONSE_FORMAT": "xml"},
+    ],
+)
+def test_bad_configuration_is_invalid_input(env: dict[str, str]) -> None:
+    """Catches: a missing model or unparsable setting surfacing later as a confusing HTTP error."""
+    with pytest.raises(InvalidInputError):
+        OpenAICompatibleProvider(env=env)

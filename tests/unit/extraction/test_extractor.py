@@ -1,0 +1,129 @@
+"""LlmExtractor (against the scripted fake) and OfflineExtractor."""
+
+from __future__ import annotations
+
+from redstring.extraction.chunking import Chunk, chunk_text
+from redstring.extraction.classify import AUTO
+from redstring.extraction.extractor import LlmExtractor, find_spans
+from redstring.extraction.offline import OfflineExtractor
+from redstring.llm.fake import FakeLlmProvider
+
+DOC = "Ada Lovelace worked with Charles Babbage in London.\n\nLovelace wrote the first program."
+
+
+def answer(entities: list[tuple[str, str]], edges: list[tuple[str, str, str]] = ()) -> dict:  # type: ignore[assignment]
+    return {
+        "entities": [{"name": n, "type": t} for n, t in entities],
+        "relationships": [{"source": s, "target": o, "type": r} for s, o, r in edges],
+    }
+
+
+async def test_carryover_names_reach_later_prompts() -> None:
+    """Catches: each chunk prompted blind, so one person gets a new spelling per chunk."""
+    chunks = chunk_text(DOC, size=60, overlap=0)
+    assert len(chunks) == 2
+    fake = FakeLlmProvider(
+        [
+            answer([("Ada Lovelace", "person"), ("London", "Location")]),
+            answer([("Lovelace", "Person")]),
+        ]
+    )
+    result = await LlmExtractor(fake, "general").extract_document(chunks)
+    assert "Ada Lovelace" not in (fake.calls[0].instructions or "").split("earlier")[-1]
+    assert "Ada Lovelace; London" in (fake.calls[1].instructions or "")
+    first = result[0].entities[0]
+    assert (first.name, first.entity_type, first.spans) == ("Ada Lovelace", "Person", ((0, 12),))
+    assert result[0].method == "llm"
+    assert result[0].model == "fake-llm"
+
+
+async def test_types_are_canonicalised() -> None:
+    """Catches: undeclared entity types stored verbatim, or odd relationship spellings kept raw."""
+    fake = FakeLlmProvider(
+        [
+            answer(
+                [("Ada", "Mathematician"), ("Babbage", "PERSON")],
+                [("Ada", "Babbage", "works for"), ("Ada", "Babbage", "admired")],
+            )
+        ]
+    )
+    (got,) = await LlmExtractor(fake, "general").extract_document([Chunk(0, "Ada Babbage", 0, 11)])
+    assert [e.entity_type for e in got.entities] == ["Concept", "Person"]
+    assert [r.relationship_type for r in got.relationships] == ["WORKS_FOR", "ADMIRED"]
+
+
+async def test_gleaning_adds_missed_and_stops_when_nothing_new() -> None:
+    """Catches: gleaning replacing the first pass, duplicating it, or looping on nothing new."""
+    fake = FakeLlmProvider(
+        [
+            answer([("Ada Lovelace", "Person")]),
+            answer([("Ada Lovelace", "Person"), ("London", "Location")]),
+            answer([]),
+        ]
+    )
+    (got,) = await LlmExtractor(fake, "general", gleaning=5).extract_document(
+        [Chunk(0, DOC, 0, len(DOC))]
+    )
+    assert [e.name for e in got.entities] == ["Ada Lovelace", "London"]
+    assert len(fake.calls) == 3
+    assert "missing above" in (fake.calls[1].instructions or "")
+
+
+async def test_auto_domain_classifies_once_per_document() -> None:
+    """Catches: AUTO classifying every chunk (cost) or ignoring the classifier's choice."""
+    fake = FakeLlmProvider(
+        [{"domain": "business", "confidence": 0.95}, answer([("Acme Corp", "company")])]
+    )
+    (got,) = await LlmExtractor(fake, AUTO).extract_document([Chunk(0, "Acme Corp grew.", 0, 15)])
+    assert got.domain == "business"
+    assert got.entities[0].entity_type == "Company"
+
+
+def test_find_spans_whole_words_then_case_insensitive() -> None:
+    """Catches: 'Art' matching inside 'Arthur', or a lowercased name finding no span."""
+    assert find_spans("Art", "Arthur met Art.") == ((11, 14),)
+    assert find_spans("acme", "ACME and Acme") == ((0, 4), (9, 13))
+    assert find_spans("Zed", "nobody") == ()
+
+
+OFFLINE_TEXT = (
+    "President Abraham Lincoln met Dr. Mary Walker in Washington on April 14, 1865. "
+    "Lincoln said Acme Widgets Inc. paid $5 million to the University of Chicago and NASA."
+)
+
+
+async def test_offline_finds_typed_entities_with_exact_spans() -> None:
+    """Catches: rule regressions in titles, suffixes, places, dates, money, acronyms, surnames."""
+    chunk = Chunk(3, OFFLINE_TEXT, 100, 100 + len(OFFLINE_TEXT))
+    (got,) = await OfflineExtractor().extract_document([chunk])
+    found = {(e.name, e.entity_type) for e in got.entities}
+    assert {
+        ("President Abraham Lincoln", "Person"),
+        ("Dr. Mary Walker", "Person"),
+        ("Washington", "Location"),
+        ("April 14, 1865", "Date"),
+        ("Lincoln", "Person"),
+        ("Acme Widgets Inc.", "Organization"),
+        ("$5 million", "Money"),
+        ("University of Chicago", "Organization"),
+        ("NASA", "Organization"),
+    } <= found
+    for entity in got.entities:
+        for start, end in entity.spans:
+            assert chunk.text[start:end] == entity.name
+    assert got.method == "offline"
+    assert got.model is None
+
+
+async def test_offline_never_invents_relationships() -> None:
+    """Catches: co-occurrence edges sneaking in; the offline extractor must state no relations."""
+    (got,) = await OfflineExtractor().extract_document(
+        [Chunk(0, OFFLINE_TEXT, 0, len(OFFLINE_TEXT))]
+    )
+    assert got.relationships == ()
+
+
+def test_offline_skips_sentence_initial_function_words() -> None:
+    """Catches: 'The', 'In', 'He' at a sentence start becoming entities."""
+    names = {f.name for f in OfflineExtractor().find("The report was late. In Paris, He waited.")}
+    assert names == {"Paris"}
