@@ -120,6 +120,20 @@ class VectorStoreCompliance:
         matches = await store.search(unit(3), tenant, k=3)
         assert [str(m.entity_id) for m in matches] == sorted(str(i) for i in ids)
 
+    async def test_ties_at_the_k_boundary_break_by_id_not_by_storage_order(
+        self, store: VectorStore, tenant: TenantId
+    ) -> None:
+        """Forty rows tie for first and k is 3: an engine hands back equal distances in
+        storage order, and an adapter that takes its first k as they come returns
+        whichever ids were inserted first or last. The lowest ids go in mid-way, so
+        only gathering every tied row before truncating returns them."""
+        ids = [UUID(f"00000000-0000-4000-8000-{n:012d}") for n in range(40)]
+        inserted = [*ids[20:], *ids[:3], *ids[3:20]]
+        await store.upsert([record(unit(5), entity_id=i) for i in inserted], tenant)
+        await store.upsert([record(blend(0.99, 5, 6))], tenant)
+        matches = await store.search(unit(5), tenant, k=3)
+        assert [m.entity_id for m in matches] == ids[:3]
+
     async def test_a_wrong_dimension_is_refused_and_nothing_stored(
         self, store: VectorStore, tenant: TenantId
     ) -> None:

@@ -1,0 +1,363 @@
+"""SQLite `GraphStore`: the embedded workspace's graph, in plain tables of the shared file.
+
+Why plain tables with a JSON body: the domain records (entity, relationship) are
+pydantic models whose shape will grow, while the store only ever *queries* a few
+columns (tenant, id, type, endpoints, blocking keys). Those columns are real,
+indexed columns; everything else is the model's own JSON, so a read is a
+validate-from-JSON and can never hand back a reference into the store.
+
+Every table is keyed by `(tenant_id, ...)` first, so colliding ids across
+tenants cannot cross and every index serves a tenant-scoped lookup. Table names
+start with `graph_` because the workspace file is shared with the event log,
+the vector store and the chunk store.
+
+Every write method runs inside one `transaction()` (see `redstring.storage.sqlite`):
+a refused batch writes nothing, and a projection can wrap several store calls
+and its checkpoint in one outer transaction.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from uuid import UUID
+
+from redstring.domain.entity import Entity
+from redstring.domain.exceptions import TenantMismatchError
+from redstring.domain.ids import EntityId
+from redstring.domain.relationship import Relationship
+from redstring.storage.sqlite import transaction
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from redstring.domain.ids import RelationshipId, TenantId
+    from redstring.storage.sqlite import Connection
+
+#: Ids bound per `IN (...)` list: far below SQLite's variable limit on every build.
+_CHUNK = 500
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS graph_entities (
+        tenant_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        entity_type TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, id)
+    )""",
+    "CREATE INDEX IF NOT EXISTS graph_entities_type ON graph_entities (tenant_id, entity_type)",
+    """CREATE TABLE IF NOT EXISTS graph_blocking_keys (
+        tenant_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        entity_id TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, key, entity_id)
+    )""",
+    # The primary key serves `(tenant_id, key)` lookups; this one serves unfiling.
+    """CREATE INDEX IF NOT EXISTS graph_blocking_keys_entity
+        ON graph_blocking_keys (tenant_id, entity_id)""",
+    """CREATE TABLE IF NOT EXISTS graph_aliases (
+        tenant_id TEXT NOT NULL,
+        alias_id TEXT NOT NULL,
+        canonical_id TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, alias_id)
+    )""",
+    "CREATE INDEX IF NOT EXISTS graph_aliases_canonical ON graph_aliases (tenant_id, canonical_id)",
+    """CREATE TABLE IF NOT EXISTS graph_relationships (
+        tenant_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        source_id TEXT NOT NULL,
+        target_id TEXT NOT NULL,
+        relationship_type TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, id)
+    )""",
+    """CREATE INDEX IF NOT EXISTS graph_relationships_source
+        ON graph_relationships (tenant_id, source_id)""",
+    """CREATE INDEX IF NOT EXISTS graph_relationships_target
+        ON graph_relationships (tenant_id, target_id)""",
+)
+
+
+class SqliteGraphStore:
+    """See `redstring.ports.GraphStore` for the contract.
+
+    Ids are stored as canonical lowercase UUID strings, so SQLite's binary text
+    order *is* "ordered by id string" and `ORDER BY id` needs no Python sort.
+    """
+
+    def __init__(self, connection: Connection) -> None:
+        self._conn = connection
+        self.ensure_schema()
+
+    def ensure_schema(self) -> None:
+        """Create the `graph_` tables and indexes if they are missing (idempotent)."""
+        with transaction(self._conn) as conn:
+            for statement in _SCHEMA:
+                conn.execute(statement)
+
+    # -- entities ------------------------------------------------------------------
+
+    async def upsert_entities(self, entities: Sequence[Entity], tenant_id: TenantId) -> None:
+        _check_tenant(entities, tenant_id)
+        tenant = str(tenant_id)
+        with transaction(self._conn) as conn:
+            for entity in entities:
+                entity_id = str(entity.id)
+                conn.execute(
+                    "DELETE FROM graph_blocking_keys WHERE tenant_id = ? AND entity_id = ?",
+                    (tenant, entity_id),
+                )
+                conn.execute(
+                    """INSERT INTO graph_entities (tenant_id, id, entity_type, body)
+                       VALUES (?, ?, ?, ?)
+                       ON CONFLICT (tenant_id, id) DO UPDATE
+                       SET entity_type = excluded.entity_type, body = excluded.body""",
+                    (tenant, entity_id, entity.entity_type, entity.model_dump_json()),
+                )
+                conn.executemany(
+                    """INSERT OR IGNORE INTO graph_blocking_keys (tenant_id, key, entity_id)
+                       VALUES (?, ?, ?)""",
+                    [(tenant, key, entity_id) for key in entity.blocking_keys],
+                )
+
+    def _resolved(self, entity_id: EntityId, tenant_id: TenantId) -> EntityId:
+        row = self._conn.execute(
+            "SELECT canonical_id FROM graph_aliases WHERE tenant_id = ? AND alias_id = ?",
+            (str(tenant_id), str(entity_id)),
+        ).fetchone()
+        return entity_id if row is None else EntityId(UUID(row[0]))
+
+    async def get_entity(self, entity_id: EntityId, tenant_id: TenantId) -> Entity | None:
+        row = self._conn.execute(
+            "SELECT body FROM graph_entities WHERE tenant_id = ? AND id = ?",
+            (str(tenant_id), str(self._resolved(entity_id, tenant_id))),
+        ).fetchone()
+        return None if row is None else Entity.model_validate_json(row[0])
+
+    async def get_entities(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> list[Entity]:
+        tenant = str(tenant_id)
+        canonical: dict[str, None] = {}
+        for chunk in _chunks([str(entity_id) for entity_id in entity_ids]):
+            aliases = dict(
+                self._conn.execute(
+                    f"""SELECT alias_id, canonical_id FROM graph_aliases
+                        WHERE tenant_id = ? AND alias_id IN ({_marks(chunk)})""",
+                    (tenant, *chunk),
+                ).fetchall()
+            )
+            canonical.update(dict.fromkeys(aliases.get(raw, raw) for raw in chunk))
+        found: list[Entity] = []
+        for chunk in _chunks(list(canonical)):
+            found.extend(
+                Entity.model_validate_json(body)
+                for (body,) in self._conn.execute(
+                    f"""SELECT body FROM graph_entities
+                        WHERE tenant_id = ? AND id IN ({_marks(chunk)}) ORDER BY id""",
+                    (tenant, *chunk),
+                )
+            )
+        return found
+
+    async def find_by_blocking_keys(
+        self, keys: Sequence[str], tenant_id: TenantId
+    ) -> dict[str, list[Entity]]:
+        result: dict[str, list[Entity]] = {key: [] for key in keys}
+        for chunk in _chunks(list(result)):
+            rows = self._conn.execute(
+                f"""SELECT k.key, e.body
+                    FROM graph_blocking_keys AS k
+                    JOIN graph_entities AS e ON e.tenant_id = k.tenant_id AND e.id = k.entity_id
+                    WHERE k.tenant_id = ? AND k.key IN ({_marks(chunk)})
+                    ORDER BY k.key, e.id""",
+                (str(tenant_id), *chunk),
+            )
+            for key, body in rows:
+                result[key].append(Entity.model_validate_json(body))
+        return result
+
+    async def list_entities(
+        self, tenant_id: TenantId, *, entity_types: Sequence[str] | None = None
+    ) -> list[Entity]:
+        if entity_types is None:
+            rows = self._conn.execute(
+                "SELECT body FROM graph_entities WHERE tenant_id = ? ORDER BY id",
+                (str(tenant_id),),
+            ).fetchall()
+        else:
+            wanted = [t for t in dict.fromkeys(entity_types) if isinstance(t, str)]
+            if not wanted:
+                return []
+            rows = []
+            for chunk in _chunks(wanted):
+                rows.extend(
+                    self._conn.execute(
+                        f"""SELECT body FROM graph_entities
+                            WHERE tenant_id = ? AND entity_type IN ({_marks(chunk)})""",
+                        (str(tenant_id), *chunk),
+                    ).fetchall()
+                )
+        entities = [Entity.model_validate_json(body) for (body,) in rows]
+        if entity_types is not None:
+            entities.sort(key=lambda entity: str(entity.id))
+        return entities
+
+    async def count_entities(self, tenant_id: TenantId) -> int:
+        row = self._conn.execute(
+            "SELECT count(*) FROM graph_entities WHERE tenant_id = ?", (str(tenant_id),)
+        ).fetchone()
+        return int(row[0])
+
+    async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        tenant = str(tenant_id)
+        with transaction(self._conn) as conn:
+            for chunk in _chunks([str(entity_id) for entity_id in dict.fromkeys(entity_ids)]):
+                marks = _marks(chunk)
+                conn.execute(
+                    f"DELETE FROM graph_entities WHERE tenant_id = ? AND id IN ({marks})",
+                    (tenant, *chunk),
+                )
+                conn.execute(
+                    f"""DELETE FROM graph_blocking_keys
+                        WHERE tenant_id = ? AND entity_id IN ({marks})""",
+                    (tenant, *chunk),
+                )
+                conn.execute(
+                    f"""DELETE FROM graph_relationships WHERE tenant_id = ?
+                        AND (source_id IN ({marks}) OR target_id IN ({marks}))""",
+                    (tenant, *chunk, *chunk),
+                )
+
+    # -- relationships ---------------------------------------------------------------
+
+    async def upsert_relationships(
+        self, relationships: Sequence[Relationship], tenant_id: TenantId
+    ) -> None:
+        _check_tenant(relationships, tenant_id)
+        tenant = str(tenant_id)
+        with transaction(self._conn) as conn:
+            conn.executemany(
+                """INSERT INTO graph_relationships
+                       (tenant_id, id, source_id, target_id, relationship_type, body)
+                   VALUES (?, ?, ?, ?, ?, ?)
+                   ON CONFLICT (tenant_id, id) DO UPDATE SET
+                       source_id = excluded.source_id,
+                       target_id = excluded.target_id,
+                       relationship_type = excluded.relationship_type,
+                       body = excluded.body""",
+                [
+                    (
+                        tenant,
+                        str(relationship.id),
+                        str(relationship.source_id),
+                        str(relationship.target_id),
+                        relationship.relationship_type,
+                        relationship.model_dump_json(),
+                    )
+                    for relationship in relationships
+                ],
+            )
+
+    async def delete_relationships(
+        self, relationship_ids: Sequence[RelationshipId], tenant_id: TenantId
+    ) -> None:
+        with transaction(self._conn) as conn:
+            for chunk in _chunks([str(rid) for rid in dict.fromkeys(relationship_ids)]):
+                conn.execute(
+                    f"""DELETE FROM graph_relationships
+                        WHERE tenant_id = ? AND id IN ({_marks(chunk)})""",
+                    (str(tenant_id), *chunk),
+                )
+
+    async def relationships(self, entity_id: EntityId, tenant_id: TenantId) -> list[Relationship]:
+        canonical = str(self._resolved(entity_id, tenant_id))
+        # Two index lookups (source, target) rather than one OR, which SQLite may scan.
+        rows = self._conn.execute(
+            """SELECT body FROM graph_relationships WHERE tenant_id = ? AND source_id = ?
+               UNION
+               SELECT body FROM graph_relationships WHERE tenant_id = ? AND target_id = ?""",
+            (str(tenant_id), canonical, str(tenant_id), canonical),
+        ).fetchall()
+        found = [Relationship.model_validate_json(body) for (body,) in rows]
+        return sorted(found, key=lambda relationship: str(relationship.id))
+
+    async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
+        return [
+            Relationship.model_validate_json(body)
+            for (body,) in self._conn.execute(
+                "SELECT body FROM graph_relationships WHERE tenant_id = ? ORDER BY id",
+                (str(tenant_id),),
+            )
+        ]
+
+    async def neighbours(self, entity_id: EntityId, tenant_id: TenantId) -> list[Entity]:
+        canonical = self._resolved(entity_id, tenant_id)
+        other_ids = {
+            relationship.target_id
+            if relationship.source_id == canonical
+            else relationship.source_id
+            for relationship in await self.relationships(canonical, tenant_id)
+        }
+        found = await self.get_entities(list(other_ids), tenant_id)
+        return sorted(found, key=lambda entity: str(entity.id))
+
+    # -- aliases ---------------------------------------------------------------------
+
+    async def set_alias(
+        self, alias_id: EntityId, canonical_id: EntityId, tenant_id: TenantId
+    ) -> None:
+        tenant = str(tenant_id)
+        with transaction(self._conn) as conn:
+            target = self._resolved(canonical_id, tenant_id)
+            if target == alias_id:
+                raise ValueError(f"aliasing {alias_id} to itself would make a cycle")
+            conn.execute(
+                """INSERT INTO graph_aliases (tenant_id, alias_id, canonical_id) VALUES (?, ?, ?)
+                   ON CONFLICT (tenant_id, alias_id) DO UPDATE
+                   SET canonical_id = excluded.canonical_id""",
+                (tenant, str(alias_id), str(target)),
+            )
+            # Keep chains one hop long: anything that pointed at the alias now points on.
+            conn.execute(
+                """UPDATE graph_aliases SET canonical_id = ?
+                   WHERE tenant_id = ? AND canonical_id = ?""",
+                (str(target), tenant, str(alias_id)),
+            )
+
+    async def remove_alias(self, alias_id: EntityId, tenant_id: TenantId) -> None:
+        with transaction(self._conn) as conn:
+            conn.execute(
+                "DELETE FROM graph_aliases WHERE tenant_id = ? AND alias_id = ?",
+                (str(tenant_id), str(alias_id)),
+            )
+
+    async def resolve(self, entity_id: EntityId, tenant_id: TenantId) -> EntityId:
+        return self._resolved(entity_id, tenant_id)
+
+    async def delete_by_tenant(self, tenant_id: TenantId) -> None:
+        with transaction(self._conn) as conn:
+            for table in (
+                "graph_entities",
+                "graph_blocking_keys",
+                "graph_aliases",
+                "graph_relationships",
+            ):
+                conn.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (str(tenant_id),))
+
+
+def _marks(values: Sequence[object]) -> str:
+    return ", ".join("?" * len(values))
+
+
+def _chunks(values: list[str]) -> Iterator[list[str]]:
+    for start in range(0, len(values), _CHUNK):
+        yield values[start : start + _CHUNK]
+
+
+def _check_tenant(records: Sequence[Entity] | Sequence[Relationship], tenant_id: TenantId) -> None:
+    """Refuse the whole call before writing anything: a partial write is the worse failure."""
+    for record in records:
+        if record.tenant_id != tenant_id:
+            raise TenantMismatchError(
+                f"record {record.id} belongs to tenant {record.tenant_id}, not {tenant_id}"
+            )

@@ -1,0 +1,124 @@
+"""The one way redstring opens a SQLite connection, and the one way it opens a transaction.
+
+Why a single factory: the embedded workspace is one file shared by the event log,
+the graph store, the vector store and the projection checkpoints, and they only
+agree on durability and locking if every connection is configured the same way.
+Some Python builds (this project's CI among them) ship a `sqlite3` without
+`enable_load_extension`, which sqlite-vec needs; there the factory falls back to
+`pysqlite3` (the `pysqlite3-binary` wheel). The two drivers raise *different*
+exception classes, so callers catch `driver.IntegrityError` etc. from this module,
+never `sqlite3.IntegrityError` directly.
+
+Why a single transaction helper: a projection folds an event into the graph and
+vector stores and moves its checkpoint, and those writes must commit together.
+`transaction(conn)` opens `BEGIN IMMEDIATE` at the outermost level and a
+`SAVEPOINT` when a transaction is already open, so a store method that wraps its
+own writes in `transaction(conn)` is atomic alone *and* composes into a caller's
+larger transaction. (Python's `with conn:` would instead commit the caller's
+transaction early -- adapters must not use it.)
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import sqlite3
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, cast
+
+import sqlite_vec
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+    from types import ModuleType
+
+#: A DB-API connection from whichever driver `driver` is. Typed as the stdlib class:
+#: `pysqlite3` mirrors its API exactly but ships no type information.
+Connection = sqlite3.Connection
+
+#: Milliseconds a writer waits for another connection's lock before `database is locked`.
+BUSY_TIMEOUT_MS = 5000
+
+
+def _pick_driver() -> ModuleType:
+    if hasattr(sqlite3.Connection, "enable_load_extension"):
+        return sqlite3
+    try:
+        return importlib.import_module("pysqlite3.dbapi2")
+    except ImportError as exc:  # pragma: no cover - depends on the platform's build
+        raise ImportError(
+            "this Python's sqlite3 cannot load extensions (needed for sqlite-vec) and "
+            "the fallback driver `pysqlite3-binary` is not installed"
+        ) from exc
+
+
+#: The DB-API module every SQLite adapter uses (stdlib `sqlite3` or `pysqlite3.dbapi2`).
+driver: ModuleType = _pick_driver()
+Error = cast("type[sqlite3.Error]", driver.Error)
+DatabaseError = cast("type[sqlite3.DatabaseError]", driver.DatabaseError)
+IntegrityError = cast("type[sqlite3.IntegrityError]", driver.IntegrityError)
+OperationalError = cast("type[sqlite3.OperationalError]", driver.OperationalError)
+
+_savepoint_names = itertools.count(1)
+
+
+def open_connection(path: str | Path, *, load_vec: bool = True) -> Connection:
+    """Open `path` (or `":memory:"`) configured the way every redstring adapter expects.
+
+    - autocommit mode (`isolation_level=None`): transactions are opened only by
+      `transaction()`, never implicitly by the driver.
+    - WAL journal: readers never block the single writer, and a killed process
+      loses nothing it committed.
+    - `synchronous=FULL`: the event log is the source of truth, so a commit is
+      synced before `append` returns, surviving power loss as well as a crash.
+    - foreign keys on; a busy timeout so concurrent writers queue instead of failing.
+    - sqlite-vec loaded (skip with `load_vec=False`), then extension loading is
+      switched off again so SQL text can never load a library.
+    """
+    conn = cast("Connection", driver.connect(str(path), isolation_level=None))
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if load_vec:
+            conn.enable_load_extension(True)
+            try:
+                sqlite_vec.load(conn)
+            finally:
+                conn.enable_load_extension(False)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+@contextmanager
+def transaction(conn: Connection) -> Iterator[Connection]:
+    """All writes inside commit together or not at all; nests via savepoints.
+
+    Outermost: `BEGIN IMMEDIATE` takes the write lock up front, so a read-then-write
+    (e.g. the event log's version check) cannot be interleaved by another writer.
+    Nested: a named `SAVEPOINT`, released on success and rolled back to on error,
+    leaving the outer transaction open for the caller to commit or roll back.
+    """
+    if conn.in_transaction:
+        name = f"rs_sp_{next(_savepoint_names)}"
+        conn.execute(f"SAVEPOINT {name}")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
+            conn.execute(f"RELEASE SAVEPOINT {name}")
+            raise
+        conn.execute(f"RELEASE SAVEPOINT {name}")
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        if conn.in_transaction:
+            conn.rollback()
+        raise
+    conn.commit()

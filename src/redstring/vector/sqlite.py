@@ -1,0 +1,319 @@
+"""sqlite-vec `VectorStore`: exact nearest-neighbour search inside the workspace file.
+
+Layout (every table prefixed `vec_`, sharing the file with the other stores):
+
+- `vec_meta`: the store's dimension. A vec0 column's width is fixed when the
+  table is created, so opening the file with another width is refused up front
+  (`DimensionMismatchError`) instead of failing on the first insert.
+- `vec_entities`: `(tenant_id, entity_id) -> rowid`. vec0 rows are addressed by
+  an integer rowid; this table is what makes an upsert *replace* the row of the
+  same tenant and entity, and lets ids collide across tenants.
+- `vec_vectors`: the vec0 virtual table, with `tenant_id` as its **partition
+  key** (a search only ever scans its own tenant's shard) and `entity_type` as a
+  **metadata column**, so `entity_type IN (...)` is applied inside the KNN scan,
+  before `k` -- never by truncating to k and then filtering.
+
+Score: vectors are stored and queried **unit-normalised** and compared with
+vec0's default L2 distance, mapped through `score_from_l2_of_unit_vectors`.
+Why not `distance_metric=cosine`: vec0 answers NULL for a zero vector under
+cosine, and a NULL among the distances has no place in a best-first order. A
+zero vector stays zero when normalised and is flagged in `vec_entities`, so its
+score is set to 0.5 (cosine 0, as the in-memory reference says); see `_hit`.
+
+`min_score` is applied after the KNN but is still "before k": vec0 returns rows
+in ascending distance and the score is monotone in distance, so the first row
+whose distance already implies a failing score proves every later row fails
+too (a stored zero vector scores *below* what its distance implies, hence
+`_Hit.bound`). What can be cut short is a **tie** at the k-th score: vec0
+orders equal distances arbitrarily, so `search` over-fetches -- starting at
+k + 1 and doubling -- until the last row fetched is bound strictly below the
+k-th passing score (or the shard is exhausted, or the last row's bound fails
+`min_score`). Only then is every row tied with the k-th in hand to be ordered
+by id string. vec0 caps `k` at `_VEC0_MAX_K`; past it, an exact brute-force
+scan of the tenant's shard (`vec_distance_l2` over every row) takes over.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, NamedTuple
+from uuid import UUID
+
+import numpy as np
+
+from redstring.domain.exceptions import DimensionMismatchError, InvalidInputError
+from redstring.domain.ids import EntityId
+from redstring.domain.vector import VectorMatch, score_from_l2_of_unit_vectors
+from redstring.storage.sqlite import transaction
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from redstring.domain.ids import TenantId
+    from redstring.domain.vector import VectorRecord
+    from redstring.storage.sqlite import Connection
+
+#: The largest `k` a vec0 KNN query accepts (sqlite-vec 0.1.x).
+_VEC0_MAX_K = 4096
+
+#: Ids bound per `IN (...)` list: far below SQLite's variable limit on every build.
+_CHUNK = 500
+
+
+class _Hit(NamedTuple):
+    entity_id: str
+    entity_type: str
+    #: The score on the port's scale.
+    score: float
+    #: The most any row at this distance or farther can score: what stopping decisions
+    #: use. Equal to `score` except for a stored zero vector (see `_hit`).
+    bound: float
+
+
+class SqliteVectorStore:
+    """See `redstring.ports.VectorStore` for the contract, and the module for the layout."""
+
+    def __init__(self, connection: Connection, dimension: int) -> None:
+        if dimension < 1:
+            raise InvalidInputError(f"dimension must be positive, got {dimension}")
+        self._conn = connection
+        self._dimension = dimension
+        self.ensure_schema()
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def ensure_schema(self) -> None:
+        """Create the `vec_` tables if missing; refuse a file made for another dimension."""
+        with transaction(self._conn) as conn:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS vec_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+            )
+            row = conn.execute("SELECT value FROM vec_meta WHERE key = 'dimension'").fetchone()
+            if row is not None and int(row[0]) != self._dimension:
+                # Reads "the vector store opened on this file has dimension 768, expected 384".
+                raise DimensionMismatchError(
+                    int(row[0]), self._dimension, "the vector store opened on this file"
+                )
+            if row is None:
+                conn.execute(
+                    "INSERT INTO vec_meta (key, value) VALUES ('dimension', ?)",
+                    (str(self._dimension),),
+                )
+            conn.execute(
+                """CREATE TABLE IF NOT EXISTS vec_entities (
+                    rowid INTEGER PRIMARY KEY,
+                    tenant_id TEXT NOT NULL,
+                    entity_id TEXT NOT NULL,
+                    zero INTEGER NOT NULL,
+                    UNIQUE (tenant_id, entity_id)
+                )"""
+            )
+            conn.execute(
+                f"""CREATE VIRTUAL TABLE IF NOT EXISTS vec_vectors USING vec0(
+                    tenant_id TEXT PARTITION KEY,
+                    entity_type TEXT,
+                    embedding FLOAT[{self._dimension}]
+                )"""
+            )
+
+    def _unit_rows(
+        self, vectors: Sequence[Sequence[float]], what: str
+    ) -> tuple[list[bytes], list[int]]:
+        """Unit-normalised little-endian float32 blobs, as vec0 stores them, and a zero
+        flag per row: a zero vector stays zero and the flag lets `_hit` score it right.
+
+        One numpy pass over the whole batch: per-row conversion was half the cost of
+        an upsert. Refuses a wrong length or a NaN/infinite component (whose distance
+        would be NULL in every later search) before anything is written.
+        """
+        for vector in vectors:
+            if len(vector) != self._dimension:
+                raise DimensionMismatchError(self._dimension, len(vector), what)
+        if not vectors:
+            return [], []
+        matrix = np.asarray(vectors, dtype=np.float64).reshape(len(vectors), self._dimension)
+        if not np.all(np.isfinite(matrix)):
+            raise InvalidInputError(f"a {what} holds a NaN or infinite component")
+        norms = np.linalg.norm(matrix, axis=1)
+        zero = norms == 0.0
+        matrix /= np.where(zero, 1.0, norms)[:, None]
+        unit = matrix.astype("<f4")
+        return [row.tobytes() for row in unit], [int(flag) for flag in zero]
+
+    async def upsert(self, records: Sequence[VectorRecord], tenant_id: TenantId) -> None:
+        # Every record is validated before the first write; the last record of an entity
+        # wins, as it would in one-by-one upserts.
+        blobs, zeros = self._unit_rows([record.vector for record in records], "vector")
+        latest = {str(record.entity_id): index for index, record in enumerate(records)}
+        ids = list(latest)
+        tenant = str(tenant_id)
+        with transaction(self._conn) as conn:
+            # vec0 cannot move a row between partitions by UPDATE: replace rows whole.
+            replaced = self._rowids(ids, tenant)
+            conn.executemany(
+                "DELETE FROM vec_vectors WHERE rowid = ?", [(r,) for r in replaced.values()]
+            )
+            conn.executemany(
+                """INSERT INTO vec_entities (tenant_id, entity_id, zero) VALUES (?, ?, ?)
+                   ON CONFLICT (tenant_id, entity_id) DO UPDATE SET zero = excluded.zero""",
+                [(tenant, entity_id, zeros[latest[entity_id]]) for entity_id in ids],
+            )
+            rowids = self._rowids(ids, tenant)
+            conn.executemany(
+                """INSERT INTO vec_vectors (rowid, tenant_id, entity_type, embedding)
+                   VALUES (?, ?, ?, ?)""",
+                [
+                    (
+                        rowids[entity_id],
+                        tenant,
+                        records[latest[entity_id]].entity_type,
+                        blobs[latest[entity_id]],
+                    )
+                    for entity_id in ids
+                ],
+            )
+
+    def _rowids(self, entity_ids: list[str], tenant: str) -> dict[str, int]:
+        """`entity_id -> rowid` for those of `entity_ids` the tenant has."""
+        found: dict[str, int] = {}
+        for start in range(0, len(entity_ids), _CHUNK):
+            chunk = entity_ids[start : start + _CHUNK]
+            found.update(
+                self._conn.execute(
+                    f"""SELECT entity_id, rowid FROM vec_entities
+                        WHERE tenant_id = ? AND entity_id IN ({_marks(chunk)})""",
+                    (tenant, *chunk),
+                ).fetchall()
+            )
+        return found
+
+    async def search(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        entity_types: Sequence[str] | None = None,
+        min_score: float | None = None,
+    ) -> list[VectorMatch]:
+        if k < 0:
+            raise ValueError(f"k must not be negative, got {k}")
+        [query], [zero_query] = self._unit_rows([vector], "query vector")
+        if k == 0:
+            return []
+        types: list[str] | None = None
+        if entity_types is not None:
+            types = [t for t in dict.fromkeys(entity_types) if isinstance(t, str)]
+            if not types:
+                return []
+        floor = -math.inf if min_score is None else min_score
+
+        hits = self._knn_until_settled(query, str(tenant_id), k, types, floor, zero_query)
+        passing = [hit for hit in hits if hit.score >= floor]
+        passing.sort(key=lambda hit: (-hit.score, hit.entity_id))
+        return [
+            VectorMatch(
+                entity_id=EntityId(UUID(hit.entity_id)),
+                score=hit.score,
+                entity_type=hit.entity_type,
+            )
+            for hit in passing[:k]
+        ]
+
+    def _knn_until_settled(
+        self,
+        query: bytes,
+        tenant: str,
+        k: int,
+        types: list[str] | None,
+        floor: float,
+        zero_query: int,
+    ) -> list[_Hit]:
+        """Fetch best-first until no unseen row can enter the top k (see the module doc)."""
+        fetch = k + 1
+        while fetch <= _VEC0_MAX_K:
+            hits = self._knn(query, tenant, fetch, types, zero_query)
+            if len(hits) < fetch:  # the shard (after the type filter) is exhausted
+                return hits
+            last = hits[-1].bound
+            if last < floor:  # every later row scores lower still
+                return hits
+            passing = sorted((hit.score for hit in hits if hit.score >= floor), reverse=True)
+            if len(passing) >= k and last < passing[k - 1]:
+                return hits
+            if fetch == _VEC0_MAX_K:
+                break
+            fetch = min(fetch * 2, _VEC0_MAX_K)
+        return self._scan(query, tenant, types, zero_query)
+
+    def _knn(
+        self, query: bytes, tenant: str, fetch: int, types: list[str] | None, zero_query: int
+    ) -> list[_Hit]:
+        type_clause = "" if types is None else f"AND entity_type IN ({_marks(types)})"
+        rows = self._conn.execute(
+            f"""WITH knn AS (
+                    SELECT rowid, entity_type, distance FROM vec_vectors
+                    WHERE embedding MATCH ? AND k = ? AND tenant_id = ? {type_clause}
+                )
+                SELECT e.entity_id, knn.entity_type, knn.distance, e.zero
+                FROM knn JOIN vec_entities AS e ON e.rowid = knn.rowid
+                ORDER BY knn.distance""",
+            (query, fetch, tenant, *(types or ())),
+        ).fetchall()
+        return [_hit(row, zero_query) for row in rows]
+
+    def _scan(
+        self, query: bytes, tenant: str, types: list[str] | None, zero_query: int
+    ) -> list[_Hit]:
+        """Exact brute force over the tenant's shard, for answers wider than vec0's k cap."""
+        type_clause = "" if types is None else f"AND v.entity_type IN ({_marks(types)})"
+        rows = self._conn.execute(
+            f"""SELECT e.entity_id, v.entity_type, vec_distance_l2(v.embedding, ?), e.zero
+                FROM vec_vectors AS v JOIN vec_entities AS e ON e.rowid = v.rowid
+                WHERE v.tenant_id = ? {type_clause}""",
+            (query, tenant, *(types or ())),
+        ).fetchall()
+        return [_hit(row, zero_query) for row in rows]
+
+    async def delete(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        with transaction(self._conn) as conn:
+            rowids = self._rowids([str(entity_id) for entity_id in entity_ids], str(tenant_id))
+            conn.executemany(
+                "DELETE FROM vec_vectors WHERE rowid = ?", [(r,) for r in rowids.values()]
+            )
+            conn.executemany(
+                "DELETE FROM vec_entities WHERE rowid = ?", [(r,) for r in rowids.values()]
+            )
+
+    async def count(self, tenant_id: TenantId) -> int:
+        row = self._conn.execute(
+            "SELECT count(*) FROM vec_entities WHERE tenant_id = ?", (str(tenant_id),)
+        ).fetchone()
+        return int(row[0])
+
+    async def delete_by_tenant(self, tenant_id: TenantId) -> None:
+        with transaction(self._conn) as conn:
+            rowids = conn.execute(
+                "SELECT rowid FROM vec_entities WHERE tenant_id = ?", (str(tenant_id),)
+            ).fetchall()
+            conn.executemany("DELETE FROM vec_vectors WHERE rowid = ?", rowids)
+            conn.execute("DELETE FROM vec_entities WHERE tenant_id = ?", (str(tenant_id),))
+
+
+def _hit(row: tuple[str, str, float, int], zero_query: int) -> _Hit:
+    """A zero vector is orthogonal to everything (cosine 0, score 0.5), as in the reference
+    adapter. L2 says otherwise: a stored zero vector lies at distance 1 from a unit query,
+    which reads as cosine 0.5, so its score is overridden -- and since that true score is
+    *below* what its distance implies, the distance-implied `bound` is kept for deciding
+    when no unseen row can still enter the top k. A zero query scores 0.5 everywhere."""
+    entity_id, entity_type, distance, zero_row = row
+    if zero_query:
+        return _Hit(entity_id, entity_type, 0.5, 0.5)
+    bound = score_from_l2_of_unit_vectors(distance)
+    return _Hit(entity_id, entity_type, 0.5 if zero_row else bound, bound)
+
+
+def _marks(values: Sequence[object]) -> str:
+    return ", ".join("?" * len(values))

@@ -1,0 +1,106 @@
+"""The SQLite graph store keeps every GraphStore promise, and keeps them across a reopen."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from redstring.domain.exceptions import TenantMismatchError
+from redstring.graph.sqlite import SqliteGraphStore
+from redstring.storage.sqlite import open_connection, transaction
+from redstring.testing import GraphStoreCompliance
+from redstring.testing.factories import make_entity, make_relationship, other_tenant
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from redstring.ports.graph_store import GraphStore
+    from redstring.storage.sqlite import Connection
+
+
+@pytest.fixture
+def connection(tmp_path: Path) -> Iterator[Connection]:
+    conn = open_connection(tmp_path / "redstring.db")
+    yield conn
+    conn.close()
+
+
+class TestSqliteGraphStore(GraphStoreCompliance):
+    @pytest.fixture
+    def store(self, connection: Connection) -> GraphStore:
+        return SqliteGraphStore(connection)
+
+
+async def test_everything_written_reads_back_after_reopening_the_file(tmp_path: Path) -> None:
+    """Catches state held in the Python object instead of the file (a cache that is the
+    only copy), and a schema step that wipes tables when it runs again on open."""
+    path = tmp_path / "redstring.db"
+    tenant = other_tenant()
+    ada = make_entity(tenant_id=tenant, name="Ada Lovelace", properties={"born": 1815})
+    charles = make_entity(tenant_id=tenant, name="Charles Babbage")
+    edge = make_relationship(ada, charles)
+    alias = make_entity(tenant_id=tenant, name="A. Lovelace").id
+    first = open_connection(path)
+    store = SqliteGraphStore(first)
+    await store.upsert_entities([ada, charles], tenant)
+    await store.upsert_relationships([edge], tenant)
+    await store.set_alias(alias, ada.id, tenant)
+    first.close()
+
+    second = open_connection(path)
+    try:
+        reopened = SqliteGraphStore(second)
+        assert await reopened.get_entity(alias, tenant) == ada
+        assert await reopened.list_entities(tenant) == sorted(
+            [ada, charles], key=lambda entity: str(entity.id)
+        )
+        assert await reopened.neighbours(charles.id, tenant) == [ada]
+        assert (await reopened.find_by_blocking_keys(["p:ada "], tenant))["p:ada "] == [ada]
+    finally:
+        second.close()
+
+
+async def test_tables_share_the_file_under_the_graph_prefix(connection: Connection) -> None:
+    """Catches an unprefixed table that would clash with the event log's or chunk store's."""
+    SqliteGraphStore(connection)
+    names = [
+        name
+        for (name,) in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+    ]
+    assert names
+    assert all(name.startswith("graph_") for name in names)
+
+
+async def test_a_refused_batch_inside_a_callers_transaction_leaves_it_usable(
+    connection: Connection,
+) -> None:
+    """Catches a store that commits or rolls back the caller's outer transaction (a
+    projection wraps a store call and its checkpoint in one transaction)."""
+    store = SqliteGraphStore(connection)
+    tenant = other_tenant()
+    kept = make_entity(tenant_id=tenant, name="Kept")
+    with transaction(connection):
+        await store.upsert_entities([kept], tenant)
+        with pytest.raises(TenantMismatchError):
+            await store.upsert_entities(
+                [make_entity(tenant_id=tenant), make_entity(tenant_id=other_tenant())], tenant
+            )
+        assert connection.in_transaction
+    assert await store.list_entities(tenant) == [kept]
+
+
+async def test_a_large_batch_crosses_the_bound_parameter_chunks(connection: Connection) -> None:
+    """Catches ids dropped or double-counted at a chunk boundary: reads and deletes bind
+    ids in `IN (...)` chunks to stay under SQLite's bound-variable limit."""
+    store = SqliteGraphStore(connection)
+    tenant = other_tenant()
+    entities = [make_entity(tenant_id=tenant, name=f"Person {i}") for i in range(1203)]
+    await store.upsert_entities(entities, tenant)
+    found = await store.get_entities([entity.id for entity in entities], tenant)
+    assert {entity.id for entity in found} == {entity.id for entity in entities}
+    await store.delete_entities([entity.id for entity in entities[:1100]], tenant)
+    assert await store.count_entities(tenant) == 103

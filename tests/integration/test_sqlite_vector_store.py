@@ -1,0 +1,140 @@
+"""The sqlite-vec vector store keeps every VectorStore promise, across a reopen too."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from redstring.domain.exceptions import DimensionMismatchError, InvalidInputError
+from redstring.storage.sqlite import open_connection
+from redstring.testing import VectorStoreCompliance
+from redstring.testing.factories import other_tenant
+from redstring.testing.vector_store import DIMENSION, blend, record, unit
+from redstring.vector import sqlite as vector_sqlite
+from redstring.vector.sqlite import SqliteVectorStore
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from redstring.ports.vector_store import VectorStore
+    from redstring.storage.sqlite import Connection
+
+
+@pytest.fixture
+def connection(tmp_path: Path) -> Iterator[Connection]:
+    conn = open_connection(tmp_path / "redstring.db")
+    yield conn
+    conn.close()
+
+
+class TestSqliteVectorStore(VectorStoreCompliance):
+    @pytest.fixture
+    def store(self, connection: Connection) -> VectorStore:
+        return SqliteVectorStore(connection, DIMENSION)
+
+
+async def test_vectors_read_back_after_reopening_the_file(tmp_path: Path) -> None:
+    """Catches a store whose rowid mapping or dimension lives only in the Python object:
+    after a reopen an upsert would then duplicate instead of replace."""
+    path = tmp_path / "redstring.db"
+    tenant = other_tenant()
+    kept = record(unit(0))
+    first = open_connection(path)
+    await SqliteVectorStore(first, DIMENSION).upsert([kept, record(unit(1), "place")], tenant)
+    first.close()
+
+    second = open_connection(path)
+    try:
+        store = SqliteVectorStore(second, DIMENSION)
+        assert await store.count(tenant) == 2
+        await store.upsert([record(unit(2), entity_id=kept.entity_id)], tenant)
+        assert await store.count(tenant) == 2
+        [match] = await store.search(unit(2), tenant, k=1)
+        assert (match.entity_id, match.score) == (kept.entity_id, pytest.approx(1.0, abs=1e-5))
+    finally:
+        second.close()
+
+
+async def test_reopening_with_another_dimension_is_refused(tmp_path: Path) -> None:
+    """Catches a store that trusts the constructor's dimension over the file's: every
+    later insert would fail inside vec0, or a new empty table would hide the old one."""
+    path = tmp_path / "redstring.db"
+    first = open_connection(path)
+    SqliteVectorStore(first, DIMENSION)
+    first.close()
+    second = open_connection(path)
+    try:
+        with pytest.raises(DimensionMismatchError) as refused:
+            SqliteVectorStore(second, DIMENSION * 2)
+        assert (refused.value.expected, refused.value.actual) == (DIMENSION, DIMENSION * 2)
+        assert SqliteVectorStore(second, DIMENSION).dimension == DIMENSION
+    finally:
+        second.close()
+
+
+async def test_tables_share_the_file_under_the_vec_prefix(connection: Connection) -> None:
+    """Catches an unprefixed table that would clash with the graph's or event log's."""
+    SqliteVectorStore(connection, DIMENSION)
+    names = [
+        name
+        for (name,) in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+    ]
+    assert "vec_vectors" in names
+    assert all(name.startswith("vec_") for name in names)
+
+
+async def test_min_score_and_type_filter_beyond_the_vec0_k_cap(
+    connection: Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Catches stopping at vec0's k cap: a type filter plus a k larger than the cap must
+    still return every passing row, via the exact scan fallback (cap lowered to 4 here)."""
+    monkeypatch.setattr(vector_sqlite, "_VEC0_MAX_K", 4)
+    store = SqliteVectorStore(connection, DIMENSION)
+    tenant = other_tenant()
+    persons = [record(blend(0.9 - i / 100)) for i in range(6)]
+    await store.upsert([*persons, record(unit(0), "organization"), record(blend(-0.9))], tenant)
+    matches = await store.search(unit(0), tenant, k=6, entity_types=["person"], min_score=0.6)
+    assert [m.entity_id for m in matches] == [p.entity_id for p in persons]
+    assert await store.search(unit(0), tenant, k=3, entity_types=["organization"]) != []
+
+
+async def test_a_zero_vector_scores_as_orthogonal(connection: Connection) -> None:
+    """Catches vec0's NULL cosine for a zero vector, and a zero query scoring 1.0
+    against a stored zero vector: cosine with a zero vector is 0 (score 0.5)."""
+    store = SqliteVectorStore(connection, DIMENSION)
+    tenant = other_tenant()
+    zero = record([0.0] * DIMENSION)
+    await store.upsert([zero, record(unit(0))], tenant)
+    [match, _] = await store.search(unit(1), tenant)
+    assert match.score == pytest.approx(0.5, abs=1e-5)
+    assert [m.score for m in await store.search([0.0] * DIMENSION, tenant)] == [0.5, 0.5]
+
+
+async def test_a_non_finite_component_is_refused_and_nothing_stored(
+    connection: Connection,
+) -> None:
+    """Catches a NaN stored in vec0, whose distance is NULL and breaks every later search."""
+    store = SqliteVectorStore(connection, DIMENSION)
+    tenant = other_tenant()
+    bad = unit(0)
+    bad[3] = float("nan")
+    with pytest.raises(InvalidInputError):
+        await store.upsert([record(unit(1)), record(bad)], tenant)
+    assert await store.count(tenant) == 0
+
+
+async def test_the_last_record_of_an_entity_in_one_batch_wins(connection: Connection) -> None:
+    """Catches the batched upsert keeping the first of two records for one entity (or
+    inserting both): one-by-one upserts would leave the last."""
+    store = SqliteVectorStore(connection, DIMENSION)
+    tenant = other_tenant()
+    first = record(unit(0))
+    last = record(unit(1), "place", entity_id=first.entity_id)
+    await store.upsert([first, last], tenant)
+    assert await store.count(tenant) == 1
+    [match] = await store.search(unit(1), tenant)
+    assert (match.entity_type, match.score) == ("place", pytest.approx(1.0, abs=1e-5))
