@@ -58,3 +58,34 @@ class RefusalError(LlmError):
 
 class ProviderUnavailableError(LlmError):
     """The endpoint could not be reached, or kept failing after bounded retries."""
+
+
+class EventSchemaError(RedstringError):
+    """A stored or new event does not fit its declared type and schema version.
+
+    Raised when decoding a log record; the record itself stays untouched in the log.
+    """
+
+
+class UnknownEventTypeError(EventSchemaError):
+    """No event class is registered for an `(event_type, schema_version)` pair.
+
+    Typically a log written by a newer redstring, or a typo in a hand-made event.
+    """
+
+    def __init__(self, event_type: str, schema_version: int) -> None:
+        super().__init__(
+            f"no event type {event_type!r} with schema version {schema_version} is known "
+            "to this redstring version"
+        )
+        self.event_type = event_type
+        self.schema_version = schema_version
+
+
+class ProjectionError(RedstringError):
+    """A projection could not fold an event; its checkpoint stays before that event."""
+
+    def __init__(self, projection: str, position: int, reason: str) -> None:
+        super().__init__(f"projection {projection!r} failed at log position {position}: {reason}")
+        self.projection = projection
+        self.position = position

@@ -1,1 +1,31 @@
-"""events."""
+"""Typed, versioned events: what the log stores and the projections fold."""
+
+from redstring.events.base import DomainEvent, decode, register, registered_types
+from redstring.events.embedding import EmbeddedEntity, EntitiesEmbedded
+from redstring.events.ingest import ChunkStats, DocumentExtracted, RecordsImported
+from redstring.events.merge import EntitiesMerged, MergeUndone, redirect_relationships
+from redstring.events.streams import (
+    document_stream,
+    embeddings_stream,
+    merge_stream,
+    records_stream,
+)
+
+__all__ = [
+    "ChunkStats",
+    "DocumentExtracted",
+    "DomainEvent",
+    "EmbeddedEntity",
+    "EntitiesEmbedded",
+    "EntitiesMerged",
+    "MergeUndone",
+    "RecordsImported",
+    "decode",
+    "document_stream",
+    "embeddings_stream",
+    "merge_stream",
+    "records_stream",
+    "redirect_relationships",
+    "register",
+    "registered_types",
+]

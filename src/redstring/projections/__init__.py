@@ -1,1 +1,22 @@
-"""projections."""
+"""Projections: fold the event log, in position order, into stores given by port."""
+
+from redstring.projections.base import Projection
+from redstring.projections.checkpoints import (
+    CheckpointStore,
+    InMemoryCheckpointStore,
+    SqliteCheckpointStore,
+)
+from redstring.projections.graph import GraphProjection
+from redstring.projections.replay import replay, tenants_in_log
+from redstring.projections.vector import VectorProjection
+
+__all__ = [
+    "CheckpointStore",
+    "GraphProjection",
+    "InMemoryCheckpointStore",
+    "Projection",
+    "SqliteCheckpointStore",
+    "VectorProjection",
+    "replay",
+    "tenants_in_log",
+]

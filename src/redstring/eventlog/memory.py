@@ -1,0 +1,93 @@
+"""In-memory `EventLog`: a real single-process implementation for tests and `Workspace.memory()`.
+
+It stores what the SQLite log would store -- payloads as parsed JSON, so a value
+that would not survive the round trip fails here too -- and hands back copies,
+so neither the caller's `NewEvent` nor a returned record aliases the log.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from redstring.domain.exceptions import ConcurrencyError, TenantMismatchError
+from redstring.domain.log import RecordedEvent
+from redstring.eventlog._checks import check_append, check_read_all
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from redstring.domain.ids import TenantId
+    from redstring.domain.log import NewEvent
+
+
+class InMemoryEventLog:
+    """See `redstring.ports.EventLog` for the contract."""
+
+    def __init__(self) -> None:
+        self._events: list[RecordedEvent] = []
+        #: stream id -> (owning tenant, indexes into `_events`)
+        self._streams: dict[str, tuple[TenantId, list[int]]] = {}
+
+    async def append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        *,
+        tenant_id: TenantId,
+        expected_version: int,
+    ) -> int:
+        payloads = check_append(stream_id, events, expected_version)
+        owner, indexes = self._streams.get(stream_id, (tenant_id, []))
+        if owner != tenant_id:
+            raise TenantMismatchError(
+                f"stream {stream_id!r} belongs to another tenant than {tenant_id}"
+            )
+        if len(indexes) != expected_version:
+            raise ConcurrencyError(
+                f"stream {stream_id!r} is at version {len(indexes)}, "
+                f"not the expected {expected_version}"
+            )
+        if not events:
+            return expected_version
+        now = datetime.now(UTC)
+        start = self._events[-1].position if self._events else 0
+        recorded = [
+            RecordedEvent(
+                position=start + offset,
+                stream_id=stream_id,
+                version=expected_version + offset,
+                tenant_id=tenant_id,
+                event_type=event.event_type,
+                schema_version=event.schema_version,
+                payload=json.loads(text),
+                recorded_at=now,
+            )
+            for offset, (event, text) in enumerate(zip(events, payloads, strict=True), start=1)
+        ]
+        base = len(self._events)
+        self._events.extend(recorded)
+        indexes.extend(range(base, base + len(recorded)))
+        self._streams[stream_id] = (owner, indexes)
+        return expected_version + len(recorded)
+
+    async def stream_version(self, stream_id: str, tenant_id: TenantId) -> int:
+        """0 for an unknown stream, and for another tenant's (its existence is not told)."""
+        owner, indexes = self._streams.get(stream_id, (tenant_id, []))
+        return len(indexes) if owner == tenant_id else 0
+
+    async def read_stream(self, stream_id: str, tenant_id: TenantId) -> list[RecordedEvent]:
+        owner, indexes = self._streams.get(stream_id, (tenant_id, []))
+        if owner != tenant_id:
+            return []
+        return [self._events[i].model_copy(deep=True) for i in indexes]
+
+    async def read_all(self, *, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
+        check_read_all(after, limit)
+        # Positions are dense from 1 here, so `after` is also the index of the next event.
+        selected = self._events[after:] if limit is None else self._events[after : after + limit]
+        return [event.model_copy(deep=True) for event in selected]
+
+    async def last_position(self) -> int:
+        return self._events[-1].position if self._events else 0

@@ -1,0 +1,173 @@
+"""`EventLog` over one SQLite table: the embedded workspace's source of truth.
+
+- One table, `event_log`; the global position is an `INTEGER PRIMARY KEY
+  AUTOINCREMENT`, so a position is never reused even after a rolled-back append.
+- An append is one transaction (`storage.sqlite.transaction`): `BEGIN IMMEDIATE`
+  takes the write lock before the version check, so two writers -- in this
+  process or another -- cannot both pass the check; the loser raises
+  `ConcurrencyError` and writes nothing. `UNIQUE (stream_id, version)` backs this
+  up at the storage level.
+- When the connection is already inside a transaction (a caller composing the
+  append with other writes), the append becomes a savepoint of it.
+
+Calls run synchronously on the event loop: SQLite appends take microseconds to a
+few milliseconds and a single shared connection must not be used from two
+threads at once.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+from uuid import UUID
+
+from redstring.domain.exceptions import ConcurrencyError, TenantMismatchError
+from redstring.domain.ids import TenantId
+from redstring.domain.log import RecordedEvent
+from redstring.eventlog._checks import check_append, check_read_all
+from redstring.storage.sqlite import IntegrityError, open_connection, transaction
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from redstring.domain.log import NewEvent
+    from redstring.storage.sqlite import Connection
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS event_log (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    stream_id TEXT NOT NULL,
+    version INTEGER NOT NULL CHECK (version >= 1),
+    tenant_id TEXT NOT NULL,
+    event_type TEXT NOT NULL,
+    schema_version INTEGER NOT NULL,
+    payload TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    UNIQUE (stream_id, version)
+)
+"""
+
+_COLUMNS = (
+    "position, stream_id, version, tenant_id, event_type, schema_version, payload, recorded_at"
+)
+
+Row = tuple[int, str, int, str, str, int, str, str]
+
+
+class SqliteEventLog:
+    """See `redstring.ports.EventLog` for the contract and the module docstring for how."""
+
+    def __init__(self, conn: Connection) -> None:
+        """Use `conn` (from `storage.sqlite.open_connection`); create the table if missing."""
+        self._conn = conn
+        with transaction(conn):
+            conn.execute(SCHEMA)
+
+    @classmethod
+    def open(cls, path: str | Path) -> SqliteEventLog:
+        """A log on its own connection to `path` (tests, tools); the workspace shares one."""
+        return cls(open_connection(path))
+
+    def close(self) -> None:
+        self._conn.close()
+
+    async def append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        *,
+        tenant_id: TenantId,
+        expected_version: int,
+    ) -> int:
+        payloads = check_append(stream_id, events, expected_version)
+        now = datetime.now(UTC).isoformat()
+        try:
+            with transaction(self._conn) as conn:
+                owner, current = self._stream_head(stream_id)
+                if owner is not None and owner != str(tenant_id):
+                    raise TenantMismatchError(
+                        f"stream {stream_id!r} belongs to another tenant than {tenant_id}"
+                    )
+                if current != expected_version:
+                    raise ConcurrencyError(
+                        f"stream {stream_id!r} is at version {current}, "
+                        f"not the expected {expected_version}"
+                    )
+                conn.executemany(
+                    "INSERT INTO event_log (stream_id, version, tenant_id, event_type, "
+                    "schema_version, payload, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (
+                            stream_id,
+                            expected_version + offset,
+                            str(tenant_id),
+                            event.event_type,
+                            event.schema_version,
+                            text,
+                            now,
+                        )
+                        for offset, (event, text) in enumerate(
+                            zip(events, payloads, strict=True), start=1
+                        )
+                    ],
+                )
+        except IntegrityError as exc:
+            # Only reachable when a writer bypassed BEGIN IMMEDIATE (e.g. an outer
+            # deferred transaction): the UNIQUE constraint caught the race instead.
+            if "UNIQUE" not in str(exc):
+                raise
+            raise ConcurrencyError(
+                f"stream {stream_id!r} was appended to concurrently: {exc}"
+            ) from exc
+        return expected_version + len(events)
+
+    def _stream_head(self, stream_id: str) -> tuple[str | None, int]:
+        row = self._conn.execute(
+            "SELECT tenant_id, version FROM event_log WHERE stream_id = ? "
+            "ORDER BY version DESC LIMIT 1",
+            (stream_id,),
+        ).fetchone()
+        return (None, 0) if row is None else (str(row[0]), int(row[1]))
+
+    async def stream_version(self, stream_id: str, tenant_id: TenantId) -> int:
+        """0 for an unknown stream, and for another tenant's (its existence is not told)."""
+        owner, current = self._stream_head(stream_id)
+        return current if owner == str(tenant_id) else 0
+
+    async def read_stream(self, stream_id: str, tenant_id: TenantId) -> list[RecordedEvent]:
+        rows = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM event_log WHERE stream_id = ? AND tenant_id = ? "
+            "ORDER BY version",
+            (stream_id, str(tenant_id)),
+        ).fetchall()
+        return [_recorded(row) for row in rows]
+
+    async def read_all(self, *, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
+        check_read_all(after, limit)
+        rows = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM event_log WHERE position > ? ORDER BY position LIMIT ?",
+            (after, -1 if limit is None else limit),
+        ).fetchall()
+        return [_recorded(row) for row in rows]
+
+    async def last_position(self) -> int:
+        row = self._conn.execute("SELECT MAX(position) FROM event_log").fetchone()
+        return 0 if row is None or row[0] is None else int(row[0])
+
+
+def _recorded(row: Row) -> RecordedEvent:
+    """Build without re-validating: every row was validated on the way in, and
+    validating large embedding payloads on every replay would dominate its cost."""
+    position, stream_id, version, tenant, event_type, schema_version, payload, recorded_at = row
+    return RecordedEvent.model_construct(
+        position=position,
+        stream_id=stream_id,
+        version=version,
+        tenant_id=TenantId(UUID(tenant)),
+        event_type=event_type,
+        schema_version=schema_version,
+        payload=json.loads(payload),
+        recorded_at=datetime.fromisoformat(recorded_at),
+    )

@@ -1,0 +1,127 @@
+"""The fold loop every projection shares: read after the checkpoint, apply, advance.
+
+A projection owns a set of event types (`handles`); every other event is passed
+over (its position still advances the checkpoint), which is what lets a chunk
+projection and a graph projection read the same log. Events are decoded into
+their typed classes before folding, so a malformed payload fails as an
+`EventSchemaError` at a known position rather than as a `KeyError` deep inside
+a store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, ClassVar
+
+from redstring.domain.exceptions import ProjectionError, RedstringError
+from redstring.events.base import decode
+from redstring.events.merge import EntitiesMerged
+from redstring.events.streams import merge_stream
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from uuid import UUID
+
+    from redstring.domain.ids import TenantId
+    from redstring.domain.log import RecordedEvent
+    from redstring.events.base import DomainEvent
+    from redstring.ports.event_log import EventLog
+    from redstring.projections.checkpoints import CheckpointStore
+
+#: Events folded per transaction when the checkpoint store is atomic. Large enough
+#: that commit overhead is amortized, small enough that one transaction stays short.
+DEFAULT_BATCH_SIZE = 256
+
+
+class Projection(ABC):
+    """Folds the log into one store. Subclasses say what they handle and how to apply it."""
+
+    handles: ClassVar[frozenset[str]]
+
+    def __init__(
+        self,
+        name: str,
+        log: EventLog,
+        checkpoints: CheckpointStore,
+        *,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.name = name
+        self._log = log
+        self._checkpoints = checkpoints
+        self._batch_size = batch_size
+        # Two concurrent catch-ups would fold the same events twice; harmless for
+        # idempotent folds, but wasteful and confusing in a trace.
+        self._lock = asyncio.Lock()
+
+    async def position(self) -> int:
+        """The last log position this projection has folded."""
+        return await self._checkpoints.position(self.name)
+
+    async def catch_up(self) -> int:
+        """Fold every event after the checkpoint; return how many events were read.
+
+        On an error the checkpoint stays before the failing event (atomic stores:
+        before its batch, whose writes are rolled back) and a `ProjectionError`
+        names the position.
+        """
+        async with self._lock:
+            after = await self._checkpoints.position(self.name)
+            read = 0
+            while batch := await self._log.read_all(after=after, limit=self._batch_size):
+                if self._checkpoints.atomic:
+                    async with self._checkpoints.unit_of_work():
+                        for recorded in batch:
+                            await self._fold(recorded)
+                        await self._checkpoints.save(self.name, batch[-1].position)
+                else:
+                    for recorded in batch:
+                        await self._fold(recorded)
+                        await self._checkpoints.save(self.name, recorded.position)
+                after = batch[-1].position
+                read += len(batch)
+            return read
+
+    async def reset(self, tenants: Iterable[TenantId]) -> None:
+        """Clear what this projection wrote for `tenants` and rewind the checkpoint to 0."""
+        async with self._lock, self._checkpoints.unit_of_work():
+            for tenant_id in tenants:
+                await self._clear(tenant_id)
+            await self._checkpoints.save(self.name, 0)
+
+    async def _fold(self, recorded: RecordedEvent) -> None:
+        if recorded.event_type not in self.handles:
+            return
+        try:
+            await self.apply(recorded, decode(recorded))
+        except ProjectionError:
+            raise
+        except RedstringError as exc:
+            raise ProjectionError(self.name, recorded.position, str(exc)) from exc
+
+    @abstractmethod
+    async def apply(self, recorded: RecordedEvent, event: DomainEvent) -> None:
+        """Fold one event. Must be idempotent: applying it twice equals applying it once."""
+
+    @abstractmethod
+    async def _clear(self, tenant_id: TenantId) -> None:
+        """Remove everything this projection's store holds for `tenant_id`."""
+
+
+async def find_merge(
+    log: EventLog, tenant_id: TenantId, merge_id: UUID, *, projection: str, position: int
+) -> tuple[RecordedEvent, EntitiesMerged]:
+    """The `EntitiesMerged` an undo refers to: version 1 of the merge's own stream.
+
+    The log is the only place the snapshots live, so an undo reads them back from
+    it; a missing merge cannot happen when the undo was appended at
+    `expected_version=1`, and is a `ProjectionError` otherwise.
+    """
+    for recorded in await log.read_stream(merge_stream(merge_id), tenant_id):
+        event = decode(recorded)
+        if isinstance(event, EntitiesMerged):
+            return recorded, event
+    raise ProjectionError(projection, position, f"MergeUndone names unknown merge {merge_id}")

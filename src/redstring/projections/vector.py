@@ -1,0 +1,108 @@
+"""The vector projection: `EntitiesEmbedded` folded into a `VectorStore`.
+
+A merge removes the merged-away entities' vectors (search must not return an
+alias next to its canonical); an undo puts back each one's latest vector from
+before the merge, found by scanning the log up to the merge -- undo is rare, and
+the log is the only place old vectors live (the port has no read-by-id).
+
+`model` restricts the projection to one embedding model: vectors of two models
+are not comparable, and a store has one dimension.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from redstring.domain.vector import VectorRecord
+from redstring.events.base import decode
+from redstring.events.embedding import EntitiesEmbedded
+from redstring.events.merge import EntitiesMerged, MergeUndone
+from redstring.projections.base import Projection, find_merge
+
+if TYPE_CHECKING:
+    from redstring.domain.ids import EntityId, TenantId
+    from redstring.domain.log import RecordedEvent
+    from redstring.events.base import DomainEvent
+    from redstring.ports.event_log import EventLog
+    from redstring.ports.vector_store import VectorStore
+    from redstring.projections.checkpoints import CheckpointStore
+
+
+class VectorProjection(Projection):
+    """Keeps a `VectorStore` equal to the fold of the log (see the module docstring)."""
+
+    handles: ClassVar[frozenset[str]] = frozenset(
+        cls.event_type for cls in (EntitiesEmbedded, EntitiesMerged, MergeUndone)
+    )
+
+    def __init__(
+        self,
+        vectors: VectorStore,
+        log: EventLog,
+        checkpoints: CheckpointStore,
+        *,
+        model: str | None = None,
+        name: str = "vector",
+        batch_size: int = 256,
+    ) -> None:
+        super().__init__(name, log, checkpoints, batch_size=batch_size)
+        self.vectors = vectors
+        self.model = model
+
+    async def _clear(self, tenant_id: TenantId) -> None:
+        await self.vectors.delete_by_tenant(tenant_id)
+
+    def _wanted(self, event: EntitiesEmbedded) -> bool:
+        return self.model is None or event.model == self.model
+
+    async def apply(self, recorded: RecordedEvent, event: DomainEvent) -> None:
+        if isinstance(event, EntitiesEmbedded):
+            if self._wanted(event):
+                await self.vectors.upsert(_records(event), event.tenant_id)
+        elif isinstance(event, EntitiesMerged):
+            await self.vectors.delete(event.merged_ids, event.tenant_id)
+        elif isinstance(event, MergeUndone):
+            merge_recorded, merge = await find_merge(
+                self._log,
+                event.tenant_id,
+                event.merge_id,
+                projection=self.name,
+                position=recorded.position,
+            )
+            if merge.canonical_id not in {e.id for e in merge.entities_before}:
+                await self.vectors.delete([merge.canonical_id], merge.tenant_id)
+            restored = await self._vectors_before(
+                merge.tenant_id, set(merge.merged_ids), merge_recorded.position
+            )
+            if restored:
+                await self.vectors.upsert(restored, merge.tenant_id)
+
+    async def _vectors_before(
+        self, tenant_id: TenantId, wanted: set[EntityId], before: int
+    ) -> list[VectorRecord]:
+        latest: dict[EntityId, VectorRecord] = {}
+        after = 0
+        while after < before and (
+            page := await self._log.read_all(after=after, limit=self._batch_size)
+        ):
+            for recorded in page:
+                if recorded.position >= before:
+                    break
+                if (
+                    recorded.tenant_id == tenant_id
+                    and recorded.event_type == EntitiesEmbedded.event_type
+                ):
+                    event = decode(recorded)
+                    if isinstance(event, EntitiesEmbedded) and self._wanted(event):
+                        for record in _records(event):
+                            if record.entity_id in wanted:
+                                latest[record.entity_id] = record
+            after = page[-1].position
+        return list(latest.values())
+
+
+def _records(event: EntitiesEmbedded) -> list[VectorRecord]:
+    return [
+        VectorRecord(entity_id=v.entity_id, vector=v.vector, entity_type=v.entity_type)
+        for v in event.vectors
+    ]

@@ -1,0 +1,141 @@
+"""The SQLite workspace: one file, refuses foreign files, projections match the oracle."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING
+
+import pytest
+
+from redstring.composition.workspace import APPLICATION_ID, SCHEMA_VERSION, Workspace
+from redstring.domain.exceptions import WorkspaceError
+from redstring.graph.memory import InMemoryGraphStore
+from redstring.projections import GraphProjection, InMemoryCheckpointStore, replay
+from redstring.storage.sqlite import open_connection
+from redstring.testing.projection_oracle import (
+    DIMENSION,
+    Scenario,
+    store_graph_state,
+    vector_mismatches,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+async def fill(ws: Workspace, scenario: Scenario) -> None:
+    for append in scenario.appends:
+        await ws.append(append.stream_id, append.events, expected_version=append.expected_version)
+        await ws.catch_up()
+
+
+async def test_sqlite_projections_equal_the_oracle_and_survive_reopen(tmp_path: Path) -> None:
+    """Catches a SQLite store or checkpoint that loses writes across a close/reopen."""
+    scenario = Scenario.generate(21, 50)
+    path = tmp_path / "ws.db"
+    with Workspace.open(path, dimension=DIMENSION) as ws:
+        await fill(ws, scenario)
+        assert await store_graph_state(ws.graph, scenario.oracle) == (scenario.oracle.graph_state())
+        assert await vector_mismatches(ws.vectors, scenario.oracle) == []
+    with Workspace.open(path, create=False) as again:
+        await again.catch_up()
+        assert await again.graph_projection.position() == await again.log.last_position()
+        assert await store_graph_state(again.graph, scenario.oracle) == (
+            scenario.oracle.graph_state()
+        )
+        await again.replay()
+        assert await store_graph_state(again.graph, scenario.oracle) == (
+            scenario.oracle.graph_state()
+        )
+        assert await vector_mismatches(again.vectors, scenario.oracle) == []
+
+
+async def test_a_failing_batch_rolls_back_store_writes_and_checkpoint_together(
+    tmp_path: Path,
+) -> None:
+    """Atomic checkpoints: a crash mid-batch leaves neither half-folded rows nor a moved
+    checkpoint. Catches a store write that commits on its own inside the batch."""
+    scenario = Scenario.generate(8, 40)
+    path = tmp_path / "ws.db"
+    with Workspace.open(path, dimension=DIMENSION) as ws:
+        for append in scenario.appends:
+            await ws.append(
+                append.stream_id, append.events, expected_version=append.expected_version
+            )
+        real = ws.graph.set_alias
+        calls = 0
+
+        async def dying_set_alias(*args: object) -> None:
+            nonlocal calls
+            calls += 1
+            if calls == 2:
+                raise KeyboardInterrupt("simulated crash")
+            await real(*args)  # type: ignore[arg-type]
+
+        ws.graph.set_alias = dying_set_alias  # type: ignore[method-assign]
+        with pytest.raises(KeyboardInterrupt):
+            await ws.graph_projection.catch_up()
+        assert await ws.graph_projection.position() == 0
+        assert await ws.graph.list_entities(scenario.appends[0].events[0].tenant_id) == []
+    with Workspace.open(path) as ws:
+        await ws.catch_up()
+        assert await store_graph_state(ws.graph, scenario.oracle) == (scenario.oracle.graph_state())
+
+
+async def test_replay_into_fresh_memory_stores_equals_the_sqlite_stores(tmp_path: Path) -> None:
+    scenario = Scenario.generate(4, 40)
+    with Workspace.open(tmp_path / "ws.db", dimension=DIMENSION) as ws:
+        await fill(ws, scenario)
+        fresh = InMemoryGraphStore()
+        await replay(ws.log, [GraphProjection(fresh, ws.log, InMemoryCheckpointStore())])
+        assert await store_graph_state(fresh, scenario.oracle) == await store_graph_state(
+            ws.graph, scenario.oracle
+        )
+
+
+def test_a_new_workspace_is_marked_as_redstrings(tmp_path: Path) -> None:
+    Workspace.open(tmp_path / "ws.db").close()
+    conn = open_connection(tmp_path / "ws.db")
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    meta = dict(conn.execute("SELECT key, value FROM redstring_meta").fetchall())
+    assert int(meta["schema_version"]) == SCHEMA_VERSION
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+
+
+def test_a_text_file_is_refused_and_left_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "notes.db"
+    path.write_text("these are my notes, not a database\n" * 20)
+    before = path.read_bytes()
+    with pytest.raises(WorkspaceError, match="not a SQLite database"):
+        Workspace.open(path)
+    assert path.read_bytes() == before
+
+
+def test_another_applications_sqlite_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE invoices (id INTEGER)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(WorkspaceError, match="another application"):
+        Workspace.open(path)
+
+
+def test_a_workspace_from_a_newer_schema_is_refused_with_an_upgrade_hint(tmp_path: Path) -> None:
+    path = tmp_path / "ws.db"
+    Workspace.open(path).close()
+    conn = open_connection(path)
+    conn.execute("UPDATE redstring_meta SET value = ? WHERE key = 'schema_version'", ("99",))
+    conn.close()
+    with pytest.raises(WorkspaceError, match=r"newer redstring.*upgrade"):
+        Workspace.open(path)
+
+
+def test_opening_a_missing_file_without_create_does_not_make_one(tmp_path: Path) -> None:
+    path = tmp_path / "absent.db"
+    with pytest.raises(WorkspaceError, match="create=True"):
+        Workspace.open(path, create=False)
+    assert not path.exists()
+    with pytest.raises(WorkspaceError, match="directory"):
+        Workspace.open(tmp_path)

@@ -1,0 +1,151 @@
+"""Typed events round-trip through the log envelope and refuse what cannot be folded."""
+
+from __future__ import annotations
+
+from uuid import uuid4
+
+import pytest
+from pydantic import ValidationError
+
+from redstring.domain.exceptions import EventSchemaError, UnknownEventTypeError
+from redstring.domain.ids import EntityId, TenantId, derived_relationship_id
+from redstring.domain.log import NewEvent
+from redstring.events import (
+    ChunkStats,
+    DocumentExtracted,
+    EmbeddedEntity,
+    EntitiesEmbedded,
+    EntitiesMerged,
+    MergeUndone,
+    RecordsImported,
+    decode,
+    redirect_relationships,
+    registered_types,
+)
+from redstring.testing.factories import make_entity, make_relationship
+
+T = TenantId(uuid4())
+
+
+def test_every_event_round_trips_through_a_new_event_unchanged() -> None:
+    """Catches a field lost or reshaped by `model_dump(mode='json')` (UUIDs, datetimes)."""
+    ada, bob = make_entity(tenant_id=T), make_entity(tenant_id=T, name="Bob")
+    rel = make_relationship(ada, bob)
+    merge_id = uuid4()
+    events = [
+        DocumentExtracted(
+            tenant_id=T,
+            source_id="d",
+            content_hash="h",
+            model="m",
+            entities=[ada, bob],
+            relationships=[rel],
+            chunks=ChunkStats(chunk_count=2, char_count=10),
+        ),
+        RecordsImported(tenant_id=T, source_id="r.csv", entities=[ada]),
+        EntitiesEmbedded(
+            tenant_id=T,
+            model="m",
+            dimension=2,
+            vectors=[EmbeddedEntity(entity_id=ada.id, entity_type="person", vector=[0.1, 0.2])],
+        ),
+        EntitiesMerged.build(
+            tenant_id=T,
+            merge_id=merge_id,
+            canonical=ada,
+            merged_ids=[bob.id],
+            reason="same",
+            entities_before=[ada, bob],
+            relationships_before=[rel],
+            scores={"jw": 0.97},
+        ),
+        MergeUndone(tenant_id=T, merge_id=merge_id),
+    ]
+    for event in events:
+        envelope = NewEvent.model_validate_json(event.to_new_event().model_dump_json())
+        assert "tenant_id" not in envelope.payload
+        assert decode(envelope, T) == event
+    assert len(registered_types()) >= 5
+
+
+def test_an_unknown_type_or_newer_schema_raises_a_typed_error() -> None:
+    """Catches a decoder that folds a v2 payload with v1 rules."""
+    with pytest.raises(UnknownEventTypeError, match="schema version 2"):
+        decode(NewEvent(event_type="MergeUndone", schema_version=2, payload={}), T)
+    with pytest.raises(UnknownEventTypeError):
+        decode(NewEvent(event_type="Nope", schema_version=1, payload={}), T)
+
+
+def test_a_payload_that_does_not_validate_raises_event_schema_error() -> None:
+    bad = NewEvent(event_type="MergeUndone", schema_version=1, payload={"merge_id": "x"})
+    with pytest.raises(EventSchemaError, match="does not validate"):
+        decode(bad, T)
+    with pytest.raises(EventSchemaError, match="envelope owns the tenant"):
+        decode(
+            NewEvent(
+                event_type="MergeUndone",
+                schema_version=1,
+                payload={"merge_id": str(uuid4()), "tenant_id": str(T)},
+            ),
+            T,
+        )
+
+
+def test_an_event_carrying_another_tenants_entity_is_refused() -> None:
+    """Catches cross-tenant leakage at the source: replay would fold it into this tenant."""
+    foreign = make_entity(tenant_id=TenantId(uuid4()))
+    with pytest.raises(ValidationError, match="not the event's tenant"):
+        RecordsImported(tenant_id=T, source_id="r", entities=[foreign])
+
+
+def test_an_embedding_of_the_wrong_length_or_with_nan_is_refused() -> None:
+    item = EmbeddedEntity(entity_id=EntityId(uuid4()), entity_type="p", vector=[1.0])
+    with pytest.raises(ValidationError, match="dimension 1, expected 2"):
+        EntitiesEmbedded(tenant_id=T, model="m", dimension=2, vectors=[item])
+    nan = item.model_copy(update={"vector": [float("nan")]})
+    with pytest.raises(ValidationError, match="non-finite"):
+        EntitiesEmbedded(tenant_id=T, model="m", dimension=1, vectors=[nan])
+
+
+def test_redirect_drops_self_loops_and_collapses_duplicate_edges() -> None:
+    """Merging B into A: A->B becomes a self-loop (dropped); B->C and A->C collapse into
+    one edge keeping A->C's id, max confidence and both provenances."""
+    a, b, c = (make_entity(tenant_id=T, name=n) for n in ("A", "B", "C"))
+    ab = make_relationship(a, b)
+    ac = make_relationship(a, c, confidence=0.4)
+    bc = make_relationship(b, c, confidence=0.9)
+    cb = make_relationship(c, b, relationship_type="likes")
+    out = redirect_relationships([ab, ac, bc, cb], {b.id: a.id}, T)
+    by_pair = {(r.source_id, r.relationship_type, r.target_id): r for r in out}
+    assert set(by_pair) == {(a.id, "knows", c.id), (c.id, "likes", a.id)}
+    kept = by_pair[(a.id, "knows", c.id)]
+    assert kept.id == ac.id
+    assert kept.confidence == 0.9
+    assert all(p in kept.provenance for p in [*ac.provenance, *bc.provenance])
+    moved = by_pair[(c.id, "likes", a.id)]
+    assert moved.id == derived_relationship_id(T, c.id, "likes", a.id)
+
+
+def test_a_merge_without_a_snapshot_of_a_merged_entity_is_refused() -> None:
+    """Without the snapshot an undo could not restore it: refuse at construction."""
+    a, b = make_entity(tenant_id=T), make_entity(tenant_id=T, name="B")
+    with pytest.raises(ValidationError, match="no before-snapshot"):
+        EntitiesMerged.build(
+            tenant_id=T,
+            merge_id=uuid4(),
+            canonical=a,
+            merged_ids=[b.id],
+            reason="r",
+            entities_before=[a],
+            relationships_before=[],
+        )
+    with pytest.raises(ValidationError, match="into itself"):
+        EntitiesMerged.build(
+            tenant_id=T,
+            merge_id=uuid4(),
+            canonical=a,
+            merged_ids=[a.id],
+            reason="r",
+            entities_before=[a],
+            relationships_before=[],
+        )
