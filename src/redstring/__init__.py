@@ -12,7 +12,18 @@ What the library offers:
   field-weighted Jaro-Winkler), fused by reciprocal rank fusion.
 """
 
-from redstring.composition import Retriever
+from redstring.composition import (
+    AUTO,
+    BuildProgress,
+    GraphBuildReport,
+    ImportReport,
+    RecordMapping,
+    Retriever,
+    Workspace,
+    build_graph,
+    embed_entities,
+    import_records,
+)
 from redstring.domain.blocking import (
     PREFIX_LENGTH,
     blocking_keys,
@@ -55,36 +66,92 @@ from redstring.domain.similarity import string_similarity
 from redstring.domain.usage import TokenUsage
 from redstring.domain.vector import VectorMatch, VectorRecord
 from redstring.embeddings.fake import FakeEmbeddingProvider
+from redstring.events import (
+    ChunkStats,
+    DocumentExtracted,
+    DomainEvent,
+    EmbeddedEntity,
+    EntitiesEmbedded,
+    EntitiesMerged,
+    MergeUndone,
+    RecordsImported,
+)
+from redstring.extraction.chunking import Chunk
+from redstring.extraction.extractor import (
+    ChunkExtraction,
+    EntityMention,
+    Extractor,
+    LlmExtractor,
+    RelationMention,
+)
+from redstring.extraction.offline import OfflineExtractor
+from redstring.extraction.schemas import (
+    DomainExample,
+    DomainSchema,
+    ExtractedEntity,
+    ExtractedRelationship,
+    ExtractionOutput,
+    TypeSpec,
+)
 from redstring.graph.memory import InMemoryGraphStore
 from redstring.ports import EmbeddingProvider, EventLog, GraphStore, LlmProvider, VectorStore
+from redstring.projections import CheckpointStore, GraphProjection, Projection, VectorProjection
 from redstring.vector.memory import InMemoryVectorStore
 
 __all__ = [
+    "AUTO",
     "PREFIX_LENGTH",
     "PROPERTY_WEIGHT",
     "RRF_K",
+    "BuildProgress",
+    "CheckpointStore",
+    "Chunk",
+    "ChunkExtraction",
+    "ChunkStats",
     "ConcurrencyError",
     "DimensionMismatchError",
+    "DocumentExtracted",
+    "DomainEvent",
+    "DomainExample",
+    "DomainSchema",
+    "EmbeddedEntity",
     "EmbeddingProvider",
     "EmptyOutputError",
+    "EntitiesEmbedded",
+    "EntitiesMerged",
     "Entity",
     "EntityId",
+    "EntityMention",
     "EventLog",
+    "ExtractedEntity",
+    "ExtractedRelationship",
+    "ExtractionOutput",
+    "Extractor",
     "FakeEmbeddingProvider",
+    "GraphBuildReport",
+    "GraphProjection",
     "GraphStore",
+    "ImportReport",
     "InMemoryGraphStore",
     "InMemoryVectorStore",
     "InvalidInputError",
     "LlmError",
+    "LlmExtractor",
     "LlmProvider",
     "MalformedOutputError",
+    "MergeUndone",
     "NewEvent",
     "NotFoundError",
+    "OfflineExtractor",
+    "Projection",
     "Provenance",
     "ProviderUnavailableError",
+    "RecordMapping",
     "RecordedEvent",
+    "RecordsImported",
     "RedstringError",
     "RefusalError",
+    "RelationMention",
     "Relationship",
     "RelationshipId",
     "RetrievalMode",
@@ -94,12 +161,18 @@ __all__ = [
     "TenantId",
     "TenantMismatchError",
     "TokenUsage",
+    "TypeSpec",
     "VectorMatch",
+    "VectorProjection",
     "VectorRecord",
     "VectorStore",
+    "Workspace",
     "WorkspaceError",
     "blocking_keys",
+    "build_graph",
     "derived_entity_id",
+    "embed_entities",
+    "import_records",
     "lexical_score",
     "new_entity_id",
     "new_tenant_id",

@@ -7,6 +7,7 @@ users into private import paths, which then break on the next refactor.
 from __future__ import annotations
 
 import collections.abc
+import contextlib
 import datetime
 import importlib
 import inspect
@@ -27,7 +28,7 @@ EXPORTED = {getattr(redstring, name) for name in redstring.__all__}
 def _namespace() -> dict[str, Any]:
     """Names that TYPE_CHECKING-only imports leave unresolved at runtime."""
     namespace: dict[str, Any] = {}
-    for module in (collections.abc, typing, datetime, pathlib, uuid):
+    for module in (collections.abc, contextlib, types, typing, datetime, pathlib, uuid):
         namespace.update(vars(module))
     for info in pkgutil.walk_packages(redstring.__path__, "redstring."):
         if ".testing" in info.name:

@@ -337,7 +337,7 @@ class OfflineExtractor:
         return [self.extract_chunk(chunk) for chunk in chunks]
 
     def extract_chunk(self, chunk: Chunk) -> ChunkExtraction:
-        found = self.find(chunk.text)
+        found = self._find(chunk.text)
         grouped: dict[tuple[str, str], list[_Found]] = {}
         for item in found:
             grouped.setdefault((item.name, item.entity_type), []).append(item)
@@ -354,7 +354,7 @@ class OfflineExtractor:
             chunk=chunk, entities=entities, relationships=(), method=self.method, model=None
         )
 
-    def find(self, text: str) -> list[_Found]:
+    def _find(self, text: str) -> list[_Found]:
         """Every entity occurrence in `text`, in text order, spans non-overlapping."""
         found: list[_Found] = []
         taken: list[tuple[int, int]] = []

@@ -125,5 +125,5 @@ async def test_offline_never_invents_relationships() -> None:
 
 def test_offline_skips_sentence_initial_function_words() -> None:
     """Catches: 'The', 'In', 'He' at a sentence start becoming entities."""
-    names = {f.name for f in OfflineExtractor().find("The report was late. In Paris, He waited.")}
+    names = {f.name for f in OfflineExtractor()._find("The report was late. In Paris, He waited.")}
     assert names == {"Paris"}

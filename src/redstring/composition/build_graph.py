@@ -1,0 +1,230 @@
+"""`build_graph`: one document in, events appended, stores projected, entities embedded.
+
+It lives in `composition` because it holds an extractor (backed by an
+`LlmProvider`, or rules), the event log and its projections, and an
+`EmbeddingProvider` together; `extraction` may not import `projections`, so no
+lower layer can hold both halves.
+
+The pipeline: chunk -> extract (the LLM extractor carries the names seen so far
+into each chunk's prompt, and may glean) -> map to entities and relationships
+with derived ids and blocking keys, merged within the document by id -> append a
+`DocumentExtracted` event -> project -> embed the document's entities and append
+an `EntitiesEmbedded` event -> project.
+
+**Idempotent.** The document stream remembers the content hash of the last
+extraction; the same text under the same source id appends nothing. Derived ids
+make a repeated entity an upsert even across documents.
+
+**Whole or nothing per document.** If extraction fails (the endpoint is down,
+the model keeps answering malformed JSON), nothing of that document is appended
+and the report says so; running the build again retries it. A partial document
+would otherwise be marked done by its content hash and never completed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from redstring.domain.exceptions import InvalidInputError, LlmError
+from redstring.domain.usage import TokenUsage
+from redstring.events.embedding import EmbeddedEntity, EntitiesEmbedded
+from redstring.events.ingest import ChunkStats, DocumentExtracted
+from redstring.events.streams import document_stream, embeddings_stream
+from redstring.extraction.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunk_text
+from redstring.extraction.classify import AUTO
+from redstring.extraction.extractor import LlmExtractor
+from redstring.extraction.mapping import map_document
+from redstring.extraction.offline import OfflineExtractor
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from redstring.composition.workspace import Workspace
+    from redstring.domain.entity import Entity
+    from redstring.domain.ids import TenantId
+    from redstring.extraction.extractor import Extractor
+    from redstring.extraction.schemas import DomainSchema
+    from redstring.ports.embedding import EmbeddingProvider
+    from redstring.ports.llm import LlmProvider
+
+__all__ = ["AUTO", "BuildProgress", "GraphBuildReport", "build_graph", "embed_entities"]
+
+#: The model name recorded for rule-based extraction.
+OFFLINE_MODEL = "redstring-offline-rules"
+
+
+@dataclass(frozen=True)
+class BuildProgress:
+    """One step of a build, for a progress bar: `stage` is chunked, extracted,
+    appended, embedded or skipped; `done`/`total` count chunks where that applies."""
+
+    source_id: str
+    stage: str
+    done: int
+    total: int
+
+
+@dataclass
+class GraphBuildReport:
+    """What one `build_graph` call did."""
+
+    source_id: str
+    #: True when the same text was already ingested under this source id.
+    unchanged: bool = False
+    entities: int = 0
+    relationships: int = 0
+    total_chunks: int = 0
+    failed_chunks: int = 0
+    #: Relationship mentions whose endpoints were not extracted (or were one entity).
+    unresolved_relationships: int = 0
+    embedded: int = 0
+    tokens: TokenUsage = field(default_factory=TokenUsage)
+    #: Why the document failed, when it did.
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def _extractor_for(
+    provider: LlmProvider | None, domain: DomainSchema | str | None, gleaning: int
+) -> Extractor:
+    if provider is None:
+        if domain not in (None, "general"):
+            raise InvalidInputError(
+                "a domain needs an LLM provider: the offline extractor has one fixed vocabulary"
+            )
+        return OfflineExtractor()
+    return LlmExtractor(provider, domain if domain is not None else "general", gleaning=gleaning)
+
+
+async def build_graph(
+    document: str,
+    *,
+    workspace: Workspace,
+    tenant_id: TenantId,
+    source_id: str,
+    provider: LlmProvider | None = None,
+    domain: DomainSchema | str | None = None,
+    extractor: Extractor | None = None,
+    embeddings: EmbeddingProvider | None = None,
+    gleaning: int = 0,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
+    progress: Callable[[BuildProgress], None] | None = None,
+) -> GraphBuildReport:
+    """Ingest `document` (its text) as `source_id` into `tenant_id`'s graph.
+
+    The extractor is `extractor` when given; else an `LlmExtractor` over `provider`
+    with `domain` (a bundled domain's name, a `DomainSchema`, or `AUTO`); else the
+    offline rule-based extractor. Entities are embedded when `embeddings` is given.
+    """
+    if not document.strip():
+        raise InvalidInputError(f"document {source_id!r} is empty")
+    if not source_id.strip():
+        raise InvalidInputError("a document needs a non-blank source id")
+    notify = progress or (lambda _: None)
+    chosen = extractor if extractor is not None else _extractor_for(provider, domain, gleaning)
+    report = GraphBuildReport(source_id=source_id)
+    content_hash = hashlib.sha256(document.encode("utf-8")).hexdigest()
+    stream = document_stream(tenant_id, source_id)
+    version = await workspace.log.stream_version(stream, tenant_id)
+    if version and await _last_hash(workspace, stream, tenant_id) == content_hash:
+        report.unchanged = True
+        notify(BuildProgress(source_id, "skipped", 0, 0))
+        return report
+
+    chunks = chunk_text(document, chunk_size, chunk_overlap)
+    report.total_chunks = len(chunks)
+    notify(BuildProgress(source_id, "chunked", 0, len(chunks)))
+    usage_before = provider.usage if provider is not None else TokenUsage()
+    try:
+        extractions = await chosen.extract_document(chunks)
+    except LlmError as exc:
+        report.failed_chunks = len(chunks)
+        report.error = f"{type(exc).__name__}: {exc}"
+        return report
+    finally:
+        if provider is not None:
+            report.tokens = _usage_delta(usage_before, provider.usage)
+    notify(BuildProgress(source_id, "extracted", len(chunks), len(chunks)))
+
+    mapped = map_document(tenant_id, source_id, extractions)
+    report.entities = len(mapped.entities)
+    report.relationships = len(mapped.relationships)
+    report.unresolved_relationships = len(mapped.unresolved)
+    model = _model_of(chosen)
+    event = DocumentExtracted(
+        tenant_id=tenant_id,
+        source_id=source_id,
+        content_hash=content_hash,
+        model=model,
+        entities=mapped.entities,
+        relationships=mapped.relationships,
+        chunks=ChunkStats(chunk_count=len(chunks), char_count=len(document)),
+    )
+    await workspace.append(stream, [event], expected_version=version)
+    await workspace.catch_up()
+    notify(BuildProgress(source_id, "appended", len(chunks), len(chunks)))
+
+    if embeddings is not None and mapped.entities:
+        report.embedded = await embed_entities(workspace, tenant_id, mapped.entities, embeddings)
+        notify(BuildProgress(source_id, "embedded", len(chunks), len(chunks)))
+    return report
+
+
+async def embed_entities(
+    workspace: Workspace,
+    tenant_id: TenantId,
+    entities: Sequence[Entity],
+    embeddings: EmbeddingProvider,
+) -> int:
+    """Embed `entities` by name, append one `EntitiesEmbedded` event, project it.
+
+    The vectors go into the log, not just the store, so `replay` rebuilds the
+    vector store without calling the model again.
+    """
+    if embeddings.dimension != workspace.vectors.dimension:
+        raise InvalidInputError(
+            f"the embedding model gives {embeddings.dimension} dimensions but the workspace "
+            f"stores {workspace.vectors.dimension}"
+        )
+    vectors = await embeddings.embed([entity.name for entity in entities])
+    event = EntitiesEmbedded(
+        tenant_id=tenant_id,
+        model=embeddings.model_name,
+        dimension=embeddings.dimension,
+        vectors=[
+            EmbeddedEntity(entity_id=e.id, entity_type=e.entity_type, vector=v)
+            for e, v in zip(entities, vectors, strict=True)
+        ],
+    )
+    stream = embeddings_stream(tenant_id, embeddings.model_name)
+    version = await workspace.log.stream_version(stream, tenant_id)
+    await workspace.append(stream, [event], expected_version=version)
+    await workspace.catch_up()
+    return len(vectors)
+
+
+async def _last_hash(workspace: Workspace, stream: str, tenant_id: TenantId) -> str | None:
+    for recorded in reversed(await workspace.log.read_stream(stream, tenant_id)):
+        if recorded.event_type == DocumentExtracted.event_type:
+            value = recorded.payload.get("content_hash")
+            return value if isinstance(value, str) else None
+    return None
+
+
+def _model_of(extractor: Extractor) -> str:
+    name = getattr(extractor, "model_name", None)
+    return name if isinstance(name, str) and name else OFFLINE_MODEL
+
+
+def _usage_delta(before: TokenUsage, after: TokenUsage) -> TokenUsage:
+    return TokenUsage(
+        prompt_tokens=after.prompt_tokens - before.prompt_tokens,
+        completion_tokens=after.completion_tokens - before.completion_tokens,
+        calls=after.calls - before.calls,
+    )

@@ -1,0 +1,163 @@
+"""build_graph: a document becomes events, projected stores, and vectors."""
+
+from __future__ import annotations
+
+from uuid import uuid4
+
+import pytest
+
+from redstring.composition.build_graph import BuildProgress, build_graph
+from redstring.composition.workspace import Workspace
+from redstring.domain.exceptions import InvalidInputError, MalformedOutputError
+from redstring.domain.ids import TenantId
+from redstring.embeddings.fake import FakeEmbeddingProvider
+from redstring.extraction.schemas import ExtractionOutput
+from redstring.llm.fake import FakeLlmProvider
+
+TEXT = (
+    "Ada Lovelace worked with Charles Babbage in London. "
+    "Charles Babbage designed the Analytical Engine."
+)
+
+
+def llm_answer() -> ExtractionOutput:
+    return ExtractionOutput.model_validate(
+        {
+            "entities": [
+                {"name": "Ada Lovelace", "type": "Person"},
+                {"name": "Charles Babbage", "type": "Person"},
+                {"name": "London", "type": "Location"},
+            ],
+            "relationships": [
+                {"source": "Ada Lovelace", "target": "Charles Babbage", "type": "WORKS_WITH"},
+                {"source": "Ada Lovelace", "target": "Nobody Known", "type": "KNOWS"},
+            ],
+        }
+    )
+
+
+@pytest.fixture
+def workspace() -> Workspace:
+    return Workspace.memory(dimension=384)
+
+
+async def test_a_document_becomes_entities_relationships_and_vectors(
+    workspace: Workspace,
+) -> None:
+    tenant = TenantId(uuid4())
+    provider = FakeLlmProvider([llm_answer()])
+    report = await build_graph(
+        TEXT,
+        workspace=workspace,
+        tenant_id=tenant,
+        source_id="doc-1",
+        provider=provider,
+        embeddings=FakeEmbeddingProvider(dimension=384),
+    )
+    assert report.ok
+    assert (report.entities, report.relationships, report.unresolved_relationships) == (3, 1, 1)
+    assert report.embedded == 3
+    assert (report.total_chunks, report.failed_chunks) == (1, 0)
+    names = sorted(e.name for e in await workspace.graph.list_entities(tenant))
+    assert names == ["Ada Lovelace", "Charles Babbage", "London"]
+    assert len(await workspace.graph.list_relationships(tenant)) == 1
+    assert await workspace.vectors.count(tenant) == 3
+    [ada] = [e for e in await workspace.graph.list_entities(tenant) if e.name == "Ada Lovelace"]
+    [where] = ada.provenance
+    assert (where.source_id, where.char_start, where.char_end) == ("doc-1", 0, 12)
+    assert TEXT[where.char_start : where.char_end] == "Ada Lovelace"
+
+
+async def test_the_same_document_twice_adds_nothing(workspace: Workspace) -> None:
+    tenant = TenantId(uuid4())
+    provider = FakeLlmProvider([llm_answer()])
+    first = await build_graph(
+        TEXT, workspace=workspace, tenant_id=tenant, source_id="doc-1", provider=provider
+    )
+    position = await workspace.log.last_position()
+    again = await build_graph(
+        TEXT, workspace=workspace, tenant_id=tenant, source_id="doc-1", provider=provider
+    )
+    assert first.entities == 3
+    assert again.unchanged
+    assert again.entities == 0
+    assert await workspace.log.last_position() == position
+    assert len(provider.calls) == 1
+    assert await workspace.graph.count_entities(tenant) == 3
+
+
+async def test_the_same_entity_in_two_documents_is_one_entity_with_both_sources(
+    workspace: Workspace,
+) -> None:
+    tenant = TenantId(uuid4())
+    for source in ("a.txt", "b.txt"):
+        await build_graph(
+            f"{source}: Ada Lovelace wrote notes.",
+            workspace=workspace,
+            tenant_id=tenant,
+            source_id=source,
+        )
+    [ada] = [e for e in await workspace.graph.list_entities(tenant) if e.name == "Ada Lovelace"]
+    assert {p.source_id for p in ada.provenance} == {"a.txt", "b.txt"}
+
+
+async def test_a_failed_extraction_appends_nothing_and_says_why(workspace: Workspace) -> None:
+    tenant = TenantId(uuid4())
+    provider = FakeLlmProvider([MalformedOutputError("not json")])
+    report = await build_graph(
+        TEXT, workspace=workspace, tenant_id=tenant, source_id="doc-1", provider=provider
+    )
+    assert not report.ok
+    assert report.error is not None
+    assert "not json" in report.error
+    assert (report.failed_chunks, report.total_chunks) == (1, 1)
+    assert await workspace.log.last_position() == 0
+    retry = await build_graph(
+        TEXT,
+        workspace=workspace,
+        tenant_id=tenant,
+        source_id="doc-1",
+        provider=FakeLlmProvider([llm_answer()]),
+    )
+    assert retry.ok
+    assert retry.entities == 3
+
+
+async def test_offline_extraction_needs_no_model_and_reports_progress(
+    workspace: Workspace,
+) -> None:
+    tenant = TenantId(uuid4())
+    seen: list[BuildProgress] = []
+    report = await build_graph(
+        TEXT, workspace=workspace, tenant_id=tenant, source_id="doc-1", progress=seen.append
+    )
+    assert report.ok
+    assert report.entities >= 2
+    assert [p.stage for p in seen] == ["chunked", "extracted", "appended"]
+
+
+async def test_an_empty_document_is_refused(workspace: Workspace) -> None:
+    with pytest.raises(InvalidInputError, match="empty"):
+        await build_graph(
+            "  \n", workspace=workspace, tenant_id=TenantId(uuid4()), source_id="empty.txt"
+        )
+
+
+async def test_replay_rebuilds_the_stores_with_no_model_calls(workspace: Workspace) -> None:
+    tenant = TenantId(uuid4())
+    embeddings = FakeEmbeddingProvider(dimension=384)
+    await build_graph(
+        TEXT,
+        workspace=workspace,
+        tenant_id=tenant,
+        source_id="doc-1",
+        provider=FakeLlmProvider([llm_answer()]),
+        embeddings=embeddings,
+    )
+    before_entities = await workspace.graph.list_entities(tenant)
+    before_vectors = await workspace.vectors.count(tenant)
+    calls = embeddings.calls
+    await workspace.replay()
+    assert await workspace.graph.list_entities(tenant) == before_entities
+    assert await workspace.vectors.count(tenant) == before_vectors
+    assert embeddings.calls == calls

@@ -1,0 +1,73 @@
+"""Structured records become entities directly, and a re-import adds nothing."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from uuid import uuid4
+
+import pytest
+
+from redstring.composition.records import RecordMapping, import_records
+from redstring.composition.workspace import Workspace
+from redstring.domain.exceptions import InvalidInputError
+from redstring.domain.ids import TenantId
+from redstring.embeddings.fake import FakeEmbeddingProvider
+
+ROWS = [
+    {"id": "1", "name": "John Smith", "kind": "person", "dob": "1900-01-01"},
+    {"id": "2", "name": "John Smith", "kind": "person", "dob": "1950-05-05"},
+    {"id": "3", "name": "", "kind": "person"},
+    {"id": "4", "name": "Acme Ltd", "kind": "organization", "employees": 7},
+]
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+async def test_records_become_entities_and_same_names_stay_distinct() -> None:
+    """Two "John Smith" records may be two people: ids come from the record, not the name."""
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    report = await import_records(
+        ROWS,
+        workspace=workspace,
+        tenant_id=tenant,
+        source_id="people.csv",
+        mapping=RecordMapping(name_field="name", type_field="kind", id_field="id"),
+        observed_at=NOW,
+        embeddings=FakeEmbeddingProvider(dimension=384),
+    )
+    assert (report.records, report.entities, report.skipped, report.embedded) == (4, 3, 1, 3)
+    entities = await workspace.graph.list_entities(tenant)
+    assert sorted(e.name for e in entities) == ["Acme Ltd", "John Smith", "John Smith"]
+    acme = next(e for e in entities if e.name == "Acme Ltd")
+    assert acme.properties == {"employees": 7}
+    assert acme.provenance[0].source_id == "people.csv#4"
+
+
+async def test_a_reimport_appends_nothing() -> None:
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    mapping = RecordMapping(name_field="name", entity_type="person", id_field="id")
+    await import_records(
+        ROWS,
+        workspace=workspace,
+        tenant_id=tenant,
+        source_id="p.csv",
+        mapping=mapping,
+        observed_at=NOW,
+    )
+    position = await workspace.log.last_position()
+    again = await import_records(
+        ROWS,
+        workspace=workspace,
+        tenant_id=tenant,
+        source_id="p.csv",
+        mapping=mapping,
+        observed_at=NOW,
+    )
+    assert (again.entities, again.unchanged) == (0, 3)
+    assert await workspace.log.last_position() == position
+
+
+def test_a_mapping_needs_exactly_one_type_source() -> None:
+    with pytest.raises(InvalidInputError, match="exactly one"):
+        RecordMapping(name_field="name")
+    with pytest.raises(InvalidInputError, match="exactly one"):
+        RecordMapping(name_field="name", type_field="kind", entity_type="person")
