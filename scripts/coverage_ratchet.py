@@ -46,6 +46,13 @@ def main() -> int:
             cwd=ROOT,
         )
         passed = _passed(report)
+        # Parallel mode (subprocess measurement) leaves one data file per process.
+        subprocess.run(
+            [sys.executable, "-m", "coverage", "combine", env_file, "-q", str(Path(tmp))],
+            cwd=ROOT,
+            capture_output=True,
+            check=False,
+        )
         total = json.loads(
             subprocess.run(
                 [sys.executable, "-m", "coverage", "json", env_file, "-o", "-", "-q"],

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from redstring.composition.workspace import APPLICATION_ID, SCHEMA_VERSION, Workspace
-from redstring.domain.exceptions import WorkspaceError
+from redstring.domain.exceptions import NotFoundError, WorkspaceError
 from redstring.graph.memory import InMemoryGraphStore
 from redstring.projections import GraphProjection, InMemoryCheckpointStore, replay
 from redstring.storage.sqlite import open_connection
@@ -139,3 +139,27 @@ def test_opening_a_missing_file_without_create_does_not_make_one(tmp_path: Path)
     assert not path.exists()
     with pytest.raises(WorkspaceError, match="directory"):
         Workspace.open(tmp_path)
+
+
+def test_tenants_and_settings_survive_reopening(tmp_path: Path) -> None:
+    """The CLI names tenants; a name registered once must resolve after a reopen,
+    and an unknown one must be refused with the known names listed."""
+    path = tmp_path / "w.db"
+    with Workspace.open(path) as workspace:
+        acme = workspace.register_tenant("acme")
+        workspace.set_setting("embedding_model", "fake-hash-384")
+    with Workspace.open(path, create=False) as workspace:
+        assert workspace.tenant("acme") == acme
+        assert workspace.tenant_names() == ["acme"]
+        assert workspace.setting("embedding_model") == "fake-hash-384"
+        with pytest.raises(NotFoundError, match="known: acme"):
+            workspace.tenant("globex")
+
+
+def test_a_memory_workspace_keeps_tenants_too() -> None:
+    workspace = Workspace.memory()
+    workspace.register_tenant("b")
+    workspace.register_tenant("a")
+    assert workspace.tenant_names() == ["a", "b"]
+    with pytest.raises(NotFoundError):
+        workspace.tenant("c")

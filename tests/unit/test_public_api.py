@@ -31,7 +31,7 @@ def _namespace() -> dict[str, Any]:
     for module in (collections.abc, contextlib, types, typing, datetime, pathlib, uuid):
         namespace.update(vars(module))
     for info in pkgutil.walk_packages(redstring.__path__, "redstring."):
-        if ".testing" in info.name:
+        if ".testing" in info.name or info.name.endswith("__main__"):
             continue
         module = importlib.import_module(info.name)
         namespace.update(

@@ -17,7 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
-from redstring.domain.exceptions import InvalidInputError, WorkspaceError
+from redstring.domain.exceptions import InvalidInputError, NotFoundError, WorkspaceError
+from redstring.domain.ids import tenant_id_for
 from redstring.eventlog.memory import InMemoryEventLog
 from redstring.eventlog.sqlite import SqliteEventLog
 from redstring.graph.memory import InMemoryGraphStore
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from types import TracebackType
 
+    from redstring.domain.ids import TenantId
     from redstring.events.base import DomainEvent
     from redstring.ports.event_log import EventLog
     from redstring.ports.graph_store import GraphStore
@@ -72,6 +74,54 @@ class Workspace:
     vector_projection: VectorProjection
     path: Path | None = None
     _conn: Connection | None = field(default=None, repr=False)
+    #: Settings of a memory workspace (a file keeps them in `redstring_meta`).
+    _settings: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def setting(self, key: str) -> str | None:
+        """A workspace-wide setting (e.g. the embedding model it was built with)."""
+        if self._conn is None:
+            return self._settings.get(key)
+        row = self._conn.execute(
+            "SELECT value FROM redstring_meta WHERE key = ?", (f"setting:{key}",)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_setting(self, key: str, value: str) -> None:
+        if self._conn is None:
+            self._settings[key] = value
+            return
+        with transaction(self._conn):
+            self._conn.execute(
+                "INSERT INTO redstring_meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (f"setting:{key}", value),
+            )
+
+    def tenant_names(self) -> list[str]:
+        """Names registered with `register_tenant`, sorted."""
+        if self._conn is None:
+            return sorted(
+                k.removeprefix("tenant:") for k in self._settings if k.startswith("tenant:")
+            )
+        rows = self._conn.execute(
+            "SELECT key FROM redstring_meta WHERE key LIKE 'setting:tenant:%' ORDER BY key"
+        ).fetchall()
+        return [str(row[0]).removeprefix("setting:tenant:") for row in rows]
+
+    def register_tenant(self, name: str) -> TenantId:
+        """Give a human-readable tenant name its id (stable: `tenant_id_for`)."""
+        if not name.strip():
+            raise InvalidInputError("a tenant name must not be blank")
+        tenant = tenant_id_for(name)
+        self.set_setting(f"tenant:{name}", str(tenant))
+        return tenant
+
+    def tenant(self, name: str) -> TenantId:
+        """The id of a registered tenant; `NotFoundError` naming the known ones otherwise."""
+        if self.setting(f"tenant:{name}") is None:
+            known = ", ".join(self.tenant_names()) or "none yet"
+            raise NotFoundError(f"unknown tenant {name!r} (known: {known})")
+        return tenant_id_for(name)
 
     @classmethod
     def open(

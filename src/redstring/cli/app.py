@@ -1,0 +1,684 @@
+"""`redstring` subcommands.
+
+Exit codes: 0 success, 1 redstring refused (bad input, unknown tenant or entity,
+a workspace it cannot open), 2 a file could not be read (missing, not UTF-8, not
+valid CSV/JSONL). Every command takes `--db` (default ./redstring.db) and
+`--tenant` (default "default"); `--json` prints machine-readable output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import os
+import tempfile
+from datetime import UTC, datetime
+from enum import StrEnum
+from functools import wraps
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
+from uuid import UUID
+from xml.etree import ElementTree
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from redstring.composition.build_graph import build_graph
+from redstring.composition.records import RecordMapping, import_records
+from redstring.composition.retrieval import Retriever
+from redstring.composition.workspace import DEFAULT_PATH, Workspace
+from redstring.domain.exceptions import InvalidInputError, NotFoundError, RedstringError
+from redstring.domain.ids import EntityId
+from redstring.domain.normalization import normalize_name
+from redstring.domain.retrieval import RetrievalMode
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Coroutine
+
+    from pydantic import JsonValue
+
+    from redstring.domain.entity import Entity
+    from redstring.domain.ids import TenantId
+    from redstring.ports.embedding import EmbeddingProvider
+    from redstring.ports.llm import LlmProvider
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Documents and records into a tenant-scoped knowledge graph: ingest, consolidate, search.",
+)
+console = Console()
+errors = Console(stderr=True)
+
+TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".rst", ".text"}
+RECORD_SUFFIXES = {".csv", ".jsonl", ".ndjson"}
+
+
+class Embedder(StrEnum):
+    LOCAL = "local"
+    FAKE = "fake"
+    OPENAI = "openai"
+    NONE = "none"
+
+
+class ExportFormat(StrEnum):
+    JSONL = "jsonl"
+    GRAPHML = "graphml"
+
+
+class FileProblem(Exception):
+    """A file the user named cannot be read as asked; exit code 2."""
+
+
+DbOption = Annotated[Path, typer.Option("--db", help="Workspace file.", envvar="REDSTRING_DB")]
+TenantOption = Annotated[str, typer.Option("--tenant", "-t", help="Tenant name.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
+    """Turn redstring's typed errors into a one-line message and an exit code."""
+
+    @wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except FileProblem as exc:
+            errors.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from exc
+        except RedstringError as exc:
+            errors.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(1) from exc
+
+    return wrapper
+
+
+def run(coroutine: Coroutine[Any, Any, R]) -> R:
+    return asyncio.run(coroutine)
+
+
+# -- collaborators --------------------------------------------------------------------
+
+
+def make_embedder(kind: Embedder) -> EmbeddingProvider | None:
+    if kind is Embedder.NONE:
+        return None
+    if kind is Embedder.FAKE:
+        from redstring.embeddings.fake import FakeEmbeddingProvider
+
+        return FakeEmbeddingProvider(dimension=384)
+    if kind is Embedder.OPENAI:
+        from redstring.embeddings.openai_compat import OpenAIEmbeddingProvider
+
+        return OpenAIEmbeddingProvider()
+    from redstring.embeddings.local import LocalEmbeddingProvider
+
+    return LocalEmbeddingProvider()
+
+
+def make_llm() -> LlmProvider:
+    from redstring.llm.openai_compat import OpenAICompatibleProvider
+
+    return OpenAICompatibleProvider()
+
+
+def open_workspace(db: Path, *, create: bool = False) -> Workspace:
+    if not create and not db.exists():
+        raise NotFoundError(f"no workspace at {db}; run `redstring init --db {db}` first")
+    return Workspace.open(db, create=create)
+
+
+def workspace_embedder(workspace: Workspace) -> EmbeddingProvider | None:
+    return make_embedder(Embedder(workspace.setting("embedder") or Embedder.LOCAL.value))
+
+
+# -- commands -------------------------------------------------------------------------
+
+
+@app.command()
+@reports_errors
+def init(
+    db: DbOption = Path(DEFAULT_PATH),
+    embedder: Annotated[
+        Embedder, typer.Option(help="Embedding model the workspace is built with.")
+    ] = Embedder.LOCAL,
+    tenant: TenantOption = "default",
+) -> None:
+    """Create a workspace file (one SQLite file holds everything)."""
+    if db.exists():
+        raise InvalidInputError(f"{db} already exists; remove it or choose another --db")
+    provider = make_embedder(embedder)
+    dimension = provider.dimension if provider is not None else 384
+    with Workspace.open(db, create=True, dimension=dimension) as workspace:
+        workspace.set_setting("embedder", embedder.value)
+        workspace.register_tenant(tenant)
+    console.print(f"created {db} (embedder {embedder.value}, tenant {tenant!r})")
+
+
+@app.command()
+@reports_errors
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
+    db: DbOption = Path(DEFAULT_PATH),
+    tenant: TenantOption = "default",
+    llm: Annotated[
+        bool, typer.Option("--llm", help="Extract with the LLM endpoint (REDSTRING_LLM_*).")
+    ] = False,
+    domain: Annotated[
+        str, typer.Option(help="Extraction domain with --llm: general, business, ... or auto.")
+    ] = "general",
+    name_column: Annotated[str, typer.Option(help="Records: the name field.")] = "name",
+    type_column: Annotated[str | None, typer.Option(help="Records: the type field.")] = None,
+    entity_type: Annotated[
+        str | None, typer.Option("--type", help="Records: one type for every record.")
+    ] = None,
+    id_column: Annotated[str | None, typer.Option(help="Records: a stable id field.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Ingest text/markdown documents (extraction) and CSV/JSONL records (direct mapping)."""
+    files = _expand(paths)
+    with open_workspace(db, create=True) as workspace:
+        tenant_id = workspace.register_tenant(tenant)
+        embeddings = workspace_embedder(workspace)
+        provider = make_llm() if llm else None
+        mapping = None
+        if any(f.suffix.lower() in RECORD_SUFFIXES for f in files):
+            mapping = RecordMapping(
+                name_field=name_column,
+                type_field=None if entity_type else (type_column or "type"),
+                entity_type=entity_type,
+                id_field=id_column,
+            )
+        results = run(
+            _ingest(files, workspace, tenant_id, provider, domain, embeddings, mapping, as_json)
+        )
+    if as_json:
+        console.print_json(data=results)
+        return
+    table = Table(title=f"ingested into {db} (tenant {tenant!r})")
+    for column in ("file", "status", "entities", "relationships", "embedded"):
+        table.add_column(column)
+    for row in results:
+        table.add_row(
+            *(str(row[key]) for key in ("file", "status", "entities", "relationships", "embedded"))
+        )
+    console.print(table)
+    if any(row["status"].startswith("failed") for row in results):
+        raise typer.Exit(1)
+
+
+async def _ingest(
+    files: list[Path],
+    workspace: Workspace,
+    tenant_id: TenantId,
+    provider: LlmProvider | None,
+    domain: str,
+    embeddings: EmbeddingProvider | None,
+    mapping: RecordMapping | None,
+    quiet: bool,
+) -> list[dict[str, Any]]:
+    results: list[dict[str, Any]] = []
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=errors,
+        disable=quiet,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("ingesting", total=len(files))
+        for file in files:
+            progress.update(task, description=f"ingesting {file.name}")
+            if file.suffix.lower() in RECORD_SUFFIXES:
+                assert mapping is not None
+                records = _read_records(file)
+                report = await import_records(
+                    records,
+                    workspace=workspace,
+                    tenant_id=tenant_id,
+                    source_id=file.name,
+                    mapping=mapping,
+                    observed_at=datetime.now(UTC),
+                    embeddings=embeddings,
+                )
+                status = "ok" if report.entities else "unchanged"
+                if report.skipped:
+                    status += f" ({report.skipped} records without name/type skipped)"
+                results.append(
+                    {
+                        "file": str(file),
+                        "status": status,
+                        "entities": report.entities,
+                        "relationships": 0,
+                        "embedded": report.embedded,
+                    }
+                )
+            else:
+                built = await build_graph(
+                    _read_text(file),
+                    workspace=workspace,
+                    tenant_id=tenant_id,
+                    source_id=file.name,
+                    provider=provider,
+                    domain=domain if provider is not None else None,
+                    embeddings=embeddings,
+                )
+                status = (
+                    "unchanged"
+                    if built.unchanged
+                    else "ok"
+                    if built.ok
+                    else f"failed: {built.error}"
+                )
+                results.append(
+                    {
+                        "file": str(file),
+                        "status": status,
+                        "entities": built.entities,
+                        "relationships": built.relationships,
+                        "embedded": built.embedded,
+                    }
+                )
+            progress.advance(task)
+    return results
+
+
+@app.command()
+@reports_errors
+def search(
+    query: Annotated[str, typer.Argument(help="Free text.")],
+    db: DbOption = Path(DEFAULT_PATH),
+    tenant: TenantOption = "default",
+    mode: Annotated[RetrievalMode, typer.Option(help="Channels to run.")] = RetrievalMode.HYBRID,
+    k: Annotated[int, typer.Option("--k", "-k", help="How many results.")] = 10,
+    entity_type: Annotated[
+        list[str] | None, typer.Option("--type", help="Only these entity types (repeatable).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Ranked entities for a free-text query, with each channel's score."""
+    with open_workspace(db) as workspace:
+        tenant_id = workspace.tenant(tenant)
+        result = run(_search(workspace, tenant_id, query, mode, k, entity_type))
+    if as_json:
+        console.print_json(result.model_dump_json())
+        return
+    _print_matches(result.query, result.matches)
+
+
+async def _search(
+    workspace: Workspace,
+    tenant_id: TenantId,
+    query: str,
+    mode: RetrievalMode,
+    k: int,
+    entity_types: list[str] | None,
+) -> Any:
+    embeddings = workspace_embedder(workspace)
+    if embeddings is None:
+        if mode is not RetrievalMode.LEXICAL:
+            raise InvalidInputError("this workspace has no embedding model; use --mode lexical")
+        from redstring.embeddings.fake import FakeEmbeddingProvider
+
+        # Lexical mode never embeds; the provider only satisfies the constructor.
+        embeddings = FakeEmbeddingProvider(dimension=workspace.vectors.dimension)
+    retriever = Retriever(embeddings=embeddings, vectors=workspace.vectors, graph=workspace.graph)
+    return await retriever.retrieve(query, tenant_id, k=k, entity_types=entity_types, mode=mode)
+
+
+def _print_matches(query: str, matches: list[Any]) -> None:
+    table = Table(title=f"search: {query!r}")
+    for column in ("#", "entity", "type", "fused", "semantic", "lexical"):
+        table.add_column(column, justify="right" if column in ("#", "fused") else "left")
+    for rank, match in enumerate(matches, start=1):
+        table.add_row(
+            str(rank),
+            match.entity.name,
+            match.entity.entity_type,
+            f"{match.score:.4f}",
+            "-" if match.semantic is None else f"{match.semantic:.3f}",
+            "-" if match.lexical is None else f"{match.lexical:.3f}",
+        )
+    console.print(table)
+
+
+@app.command()
+@reports_errors
+def show(
+    entity: Annotated[str, typer.Argument(help="Entity id, or its exact name.")],
+    db: DbOption = Path(DEFAULT_PATH),
+    tenant: TenantOption = "default",
+    as_json: JsonOption = False,
+) -> None:
+    """One entity with its properties, provenance and relationships."""
+    with open_workspace(db) as workspace:
+        tenant_id = workspace.tenant(tenant)
+        found, relationships, names = run(_show(workspace, tenant_id, entity))
+    if as_json:
+        payload = {
+            "entity": found.model_dump(mode="json"),
+            "relationships": [r.model_dump(mode="json") for r in relationships],
+        }
+        console.print_json(data=payload)
+        return
+    console.print(f"[bold]{found.name}[/bold]  ({found.entity_type})  id {found.id}")
+    console.print(
+        f"confidence {found.confidence:.2f}; blocking keys {', '.join(found.blocking_keys)}"
+    )
+    for key, value in found.properties.items():
+        console.print(f"  {key}: {value}")
+    for p in found.provenance:
+        span = f" chars {p.char_start}-{p.char_end}" if p.char_start is not None else ""
+        console.print(f"  from {p.source_id}{span} ({p.method}{', ' + p.model if p.model else ''})")
+    for r in relationships:
+        console.print(
+            f"  {names.get(r.source_id, r.source_id)} -[{r.relationship_type}]-> "
+            f"{names.get(r.target_id, r.target_id)}"
+        )
+
+
+async def _show(workspace: Workspace, tenant_id: TenantId, reference: str) -> tuple[Any, Any, Any]:
+    found = await resolve_entity(workspace, tenant_id, reference)
+    relationships = await workspace.graph.relationships(found.id, tenant_id)
+    ends = {r.source_id for r in relationships} | {r.target_id for r in relationships}
+    names = {e.id: e.name for e in await workspace.graph.get_entities(list(ends), tenant_id)}
+    return found, relationships, names
+
+
+@app.command()
+@reports_errors
+def neighbours(
+    entity: Annotated[str, typer.Argument(help="Entity id, or its exact name.")],
+    db: DbOption = Path(DEFAULT_PATH),
+    tenant: TenantOption = "default",
+    as_json: JsonOption = False,
+) -> None:
+    """Entities one relationship away."""
+    with open_workspace(db) as workspace:
+        tenant_id = workspace.tenant(tenant)
+
+        async def go() -> tuple[Entity, list[Entity]]:
+            found = await resolve_entity(workspace, tenant_id, entity)
+            return found, await workspace.graph.neighbours(found.id, tenant_id)
+
+        found, near = run(go())
+    if as_json:
+        console.print_json(data=[e.model_dump(mode="json") for e in near])
+        return
+    table = Table(title=f"neighbours of {found.name}")
+    table.add_column("entity")
+    table.add_column("type")
+    table.add_column("id")
+    for other in near:
+        table.add_row(other.name, other.entity_type, str(other.id))
+    console.print(table)
+
+
+async def resolve_entity(workspace: Workspace, tenant_id: TenantId, reference: str) -> Entity:
+    """An entity by id (aliases resolved) or by exact normalized name; a clear error otherwise."""
+    try:
+        entity_id = EntityId(UUID(reference))
+    except ValueError:
+        entity_id = None
+    if entity_id is not None:
+        found = await workspace.graph.get_entity(entity_id, tenant_id)
+        if found is None:
+            raise NotFoundError(f"no entity with id {reference} in this tenant")
+        return found
+    from redstring.domain.blocking import query_blocking_keys
+
+    wanted = normalize_name(reference)
+    groups = await workspace.graph.find_by_blocking_keys(query_blocking_keys(reference), tenant_id)
+    candidates = {e.id: e for group in groups.values() for e in group}
+    exact = sorted(
+        (e for e in candidates.values() if e.normalized_name == wanted), key=lambda e: str(e.id)
+    )
+    if len(exact) == 1:
+        return exact[0]
+    if len(exact) > 1:
+        listing = ", ".join(f"{e.id} ({e.entity_type})" for e in exact)
+        raise InvalidInputError(f"{reference!r} names {len(exact)} entities; pass an id: {listing}")
+    raise NotFoundError(f"no entity named {reference!r}; try `redstring search {reference!r}`")
+
+
+@app.command()
+@reports_errors
+def replay(db: DbOption = Path(DEFAULT_PATH)) -> None:
+    """Rebuild every store from the event log (no model calls)."""
+    with open_workspace(db) as workspace:
+        run(workspace.replay())
+        position = run(workspace.log.last_position())
+    console.print(f"replayed {position} log positions into fresh stores")
+
+
+@app.command()
+@reports_errors
+def stats(
+    db: DbOption = Path(DEFAULT_PATH),
+    tenant: TenantOption = "default",
+    as_json: JsonOption = False,
+) -> None:
+    """Counts for one tenant: entities, relationships, vectors; and the log's length."""
+    with open_workspace(db) as workspace:
+        tenant_id = workspace.tenant(tenant)
+
+        async def go() -> dict[str, Any]:
+            return {
+                "tenant": tenant,
+                "entities": await workspace.graph.count_entities(tenant_id),
+                "relationships": len(await workspace.graph.list_relationships(tenant_id)),
+                "vectors": await workspace.vectors.count(tenant_id),
+                "log_position": await workspace.log.last_position(),
+                "embedder": workspace.setting("embedder") or Embedder.LOCAL.value,
+                "tenants": workspace.tenant_names(),
+            }
+
+        figures = run(go())
+    if as_json:
+        console.print_json(data=figures)
+        return
+    for key, value in figures.items():
+        console.print(f"{key:>14}: {value}")
+
+
+@app.command()
+@reports_errors
+def export(
+    output: Annotated[Path, typer.Argument(help="File to write.")],
+    db: DbOption = Path(DEFAULT_PATH),
+    tenant: TenantOption = "default",
+    fmt: Annotated[
+        ExportFormat, typer.Option("--format", help="jsonl or graphml.")
+    ] = ExportFormat.JSONL,
+) -> None:
+    """Write the tenant's entities and relationships as JSONL or GraphML."""
+    with open_workspace(db) as workspace:
+        tenant_id = workspace.tenant(tenant)
+
+        async def go() -> tuple[list[Entity], list[Any]]:
+            return (
+                await workspace.graph.list_entities(tenant_id),
+                await workspace.graph.list_relationships(tenant_id),
+            )
+
+        entities, relationships = run(go())
+    if fmt is ExportFormat.JSONL:
+        with output.open("w", encoding="utf-8") as handle:
+            for entity in entities:
+                handle.write(
+                    json.dumps({"kind": "entity", **entity.model_dump(mode="json")}) + "\n"
+                )
+            for rel in relationships:
+                handle.write(
+                    json.dumps({"kind": "relationship", **rel.model_dump(mode="json")}) + "\n"
+                )
+    else:
+        _write_graphml(output, entities, relationships)
+    console.print(
+        f"wrote {len(entities)} entities and {len(relationships)} relationships to {output}"
+    )
+
+
+def _write_graphml(output: Path, entities: list[Entity], relationships: list[Any]) -> None:
+    ns = "http://graphml.graphdrawing.org/xmlns"
+    ElementTree.register_namespace("", ns)
+    root = ElementTree.Element(f"{{{ns}}}graphml")
+    for key, target in (
+        ("name", "node"),
+        ("entity_type", "node"),
+        ("relationship_type", "edge"),
+        ("confidence", "all"),
+    ):
+        ElementTree.SubElement(
+            root,
+            f"{{{ns}}}key",
+            {
+                "id": key,
+                "for": target,
+                "attr.name": key,
+                "attr.type": "double" if key == "confidence" else "string",
+            },
+        )
+    graph = ElementTree.SubElement(root, f"{{{ns}}}graph", {"edgedefault": "directed"})
+    for entity in entities:
+        node = ElementTree.SubElement(graph, f"{{{ns}}}node", {"id": str(entity.id)})
+        for key, value in (
+            ("name", entity.name),
+            ("entity_type", entity.entity_type),
+            ("confidence", str(entity.confidence)),
+        ):
+            ElementTree.SubElement(node, f"{{{ns}}}data", {"key": key}).text = value
+    for rel in relationships:
+        edge = ElementTree.SubElement(
+            graph,
+            f"{{{ns}}}edge",
+            {"id": str(rel.id), "source": str(rel.source_id), "target": str(rel.target_id)},
+        )
+        for key, value in (
+            ("relationship_type", rel.relationship_type),
+            ("confidence", str(rel.confidence)),
+        ):
+            ElementTree.SubElement(edge, f"{{{ns}}}data", {"key": key}).text = value
+    ElementTree.ElementTree(root).write(output, encoding="utf-8", xml_declaration=True)
+
+
+# -- demo -----------------------------------------------------------------------------
+
+
+@app.command()
+@reports_errors
+def demo(
+    db: Annotated[
+        Path | None, typer.Option("--db", help="Keep the demo workspace here (default: temporary).")
+    ] = None,
+    embedder: Annotated[Embedder, typer.Option(help="Embedding model.")] = Embedder.LOCAL,
+) -> None:
+    """Build a workspace from a small bundled corpus and records, then search it. Offline."""
+    with tempfile.TemporaryDirectory(prefix="redstring-demo-") as tmp:
+        path = db or Path(tmp) / "demo.db"
+        if path.exists():
+            raise InvalidInputError(f"{path} already exists; choose another --db")
+        corpus = resources.files("redstring.cli") / "demo"
+        folder = Path(tmp) / "corpus"
+        folder.mkdir()
+        for name in ("computing.md", "industry.md", "people.csv"):
+            (folder / name).write_text(
+                (corpus / name).read_text(encoding="utf-8"), encoding="utf-8"
+            )
+        provider = make_embedder(embedder)
+        dimension = provider.dimension if provider is not None else 384
+        with Workspace.open(path, create=True, dimension=dimension) as workspace:
+            workspace.set_setting("embedder", embedder.value)
+            tenant_id = workspace.register_tenant("demo")
+            console.rule("1. ingest: two documents (offline extractor) and a records file")
+            rows = run(
+                _ingest(
+                    sorted(folder.iterdir()),
+                    workspace,
+                    tenant_id,
+                    None,
+                    "general",
+                    provider,
+                    RecordMapping(name_field="name", type_field="type", id_field="id"),
+                    True,
+                )
+            )
+            for row in rows:
+                console.print(
+                    f"  {Path(row['file']).name}: {row['entities']} entities, "
+                    f"{row['relationships']} relationships, {row['embedded']} embedded"
+                )
+            console.rule("2. search: per-channel scores")
+            for query in ("ada lovelace", "IBM Corp", "Babage", "Hollerith tabulating company"):
+                result = run(_search(workspace, tenant_id, query, RetrievalMode.HYBRID, 5, None))
+                _print_matches(query, result.matches)
+        console.print(f"workspace: {path if db else 'temporary (pass --db to keep it)'}")
+
+
+# -- file reading ---------------------------------------------------------------------
+
+
+def _expand(paths: list[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if not path.exists():
+            raise FileProblem(f"{path}: no such file or folder")
+        if path.is_dir():
+            found = sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES | RECORD_SUFFIXES
+            )
+            if not found:
+                raise FileProblem(f"{path}: no .txt, .md, .csv or .jsonl files in this folder")
+            files.extend(found)
+        elif path.suffix.lower() in TEXT_SUFFIXES | RECORD_SUFFIXES:
+            files.append(path)
+        else:
+            raise FileProblem(
+                f"{path}: unsupported file type {path.suffix or '(none)'}; "
+                "use .txt/.md for documents, .csv/.jsonl for records"
+            )
+    return files
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise FileProblem(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except OSError as exc:
+        raise FileProblem(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def _read_records(path: Path) -> list[dict[str, JsonValue]]:
+    text = _read_text(path)
+    if path.suffix.lower() == ".csv":
+        try:
+            return [dict(row) for row in csv.DictReader(text.splitlines())]
+        except csv.Error as exc:
+            raise FileProblem(f"{path}: not valid CSV ({exc})") from exc
+    records: list[dict[str, JsonValue]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise FileProblem(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+        if not isinstance(value, dict):
+            raise FileProblem(f"{path}:{number}: each line must be a JSON object")
+        records.append(value)
+    return records
+
+
+def main() -> None:
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    app()

@@ -1,0 +1,183 @@
+"""The `redstring` command, driven as a subprocess against a temporary workspace.
+
+The fake embedder keeps these fast; the demo test runs the real local model once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+DOC = "Ada Lovelace worked with Charles Babbage in London.\n"
+
+
+def redstring(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "redstring.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"},
+    )
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    result = redstring("init", "--embedder", "fake", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    (tmp_path / "notes.md").write_text(DOC, encoding="utf-8")
+    (tmp_path / "people.csv").write_text(
+        "id,name,type,born\n1,Ada Lovelace,Person,1815\n2,Charles Babage,Person,1791\n",
+        encoding="utf-8",
+    )
+    return tmp_path
+
+
+def test_ingest_then_search_prints_per_channel_scores(workspace: Path) -> None:
+    ingest = redstring("ingest", "notes.md", "people.csv", "--id-column", "id", cwd=workspace)
+    assert ingest.returncode == 0, ingest.stderr
+    assert "notes.md" in ingest.stdout
+    found = redstring("search", "Ada Lovelace", "--json", cwd=workspace)
+    assert found.returncode == 0, found.stderr
+    matches = json.loads(found.stdout)["matches"]
+    assert matches[0]["entity"]["name"] == "Ada Lovelace"
+    assert matches[0]["lexical"] == 1.0
+    assert matches[0]["semantic"] is not None
+
+
+def test_ingesting_the_same_files_twice_adds_nothing(workspace: Path) -> None:
+    redstring("ingest", "notes.md", "people.csv", "--id-column", "id", cwd=workspace)
+    before = json.loads(redstring("stats", "--json", cwd=workspace).stdout)
+    again = redstring("ingest", "notes.md", "people.csv", "--id-column", "id", cwd=workspace)
+    assert again.returncode == 0, again.stderr
+    assert "unchanged" in again.stdout
+    after = json.loads(redstring("stats", "--json", cwd=workspace).stdout)
+    assert after == before
+
+
+def test_show_neighbours_export_and_replay(workspace: Path) -> None:
+    redstring("ingest", "notes.md", cwd=workspace)
+    shown = redstring("show", "Charles Babbage", "--json", cwd=workspace)
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["entity"]["name"] == "Charles Babbage"
+    near = redstring("neighbours", "Charles Babbage", cwd=workspace)
+    assert near.returncode == 0, near.stderr
+    before = json.loads(redstring("stats", "--json", cwd=workspace).stdout)
+    assert redstring("replay", cwd=workspace).returncode == 0
+    assert json.loads(redstring("stats", "--json", cwd=workspace).stdout) == before
+    assert redstring("export", "out.jsonl", cwd=workspace).returncode == 0
+    lines = [json.loads(x) for x in (workspace / "out.jsonl").read_text().splitlines()]
+    kinds = [x["kind"] for x in lines]
+    assert kinds.count("entity") == before["entities"]
+    assert kinds.count("relationship") == before["relationships"]
+    assert redstring("export", "out.graphml", "--format", "graphml", cwd=workspace).returncode == 0
+    assert "<graphml" in (workspace / "out.graphml").read_text()
+
+
+def test_a_missing_file_is_exit_2_with_its_name(workspace: Path) -> None:
+    result = redstring("ingest", "nope.md", cwd=workspace)
+    assert result.returncode == 2
+    assert "nope.md: no such file" in result.stderr
+
+
+def test_an_unreadable_encoding_is_exit_2_and_stores_nothing(workspace: Path) -> None:
+    (workspace / "latin.txt").write_bytes("Zoë Quinn wrote here.".encode("latin-1"))
+    result = redstring("ingest", "latin.txt", cwd=workspace)
+    assert result.returncode == 2
+    assert "not UTF-8" in result.stderr
+    stats = json.loads(redstring("stats", "--json", cwd=workspace).stdout)
+    assert stats["entities"] == 0
+
+
+def test_an_unknown_tenant_is_refused_with_the_known_ones(workspace: Path) -> None:
+    result = redstring("search", "Ada", "--tenant", "globex", cwd=workspace)
+    assert result.returncode == 1
+    assert "unknown tenant 'globex'" in result.stderr
+    assert "default" in result.stderr
+
+
+def test_no_workspace_says_how_to_make_one(tmp_path: Path) -> None:
+    result = redstring("search", "Ada", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "redstring init" in result.stderr
+
+
+def test_a_file_that_is_not_a_workspace_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "redstring.db").write_text("not a database at all, just text" * 100)
+    result = redstring("stats", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "not a redstring workspace" in result.stderr
+    assert (tmp_path / "redstring.db").read_text().startswith("not a database")
+
+
+def test_the_demo_runs_offline_with_the_local_model(tmp_path: Path) -> None:
+    result = redstring("demo", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "search: 'ada lovelace'" in result.stdout
+    assert "semantic" in result.stdout
+
+
+def test_a_folder_of_jsonl_records_with_a_fixed_type(workspace: Path) -> None:
+    folder = workspace / "records"
+    folder.mkdir()
+    (folder / "orgs.jsonl").write_text(
+        '{"name": "Acme Ltd", "city": "Leeds"}\n\n{"name": "Globex", "city": "Paris"}\n',
+        encoding="utf-8",
+    )
+    result = redstring("ingest", "records", "--type", "Organization", "--json", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    [row] = json.loads(result.stdout)
+    assert row["entities"] == 2
+    found = redstring(
+        "search", "Acme", "--mode", "lexical", "--type", "Organization", "--json", cwd=workspace
+    )
+    [match] = json.loads(found.stdout)["matches"]
+    assert match["entity"]["properties"] == {"city": "Leeds"}
+    assert match["semantic"] is None
+
+
+def test_a_bad_jsonl_line_names_its_line_and_stores_nothing(workspace: Path) -> None:
+    (workspace / "bad.jsonl").write_text('{"name": "A"}\n{not json\n', encoding="utf-8")
+    result = redstring("ingest", "bad.jsonl", "--type", "Thing", cwd=workspace)
+    assert result.returncode == 2
+    assert "bad.jsonl:2: not valid JSON" in result.stderr
+    assert json.loads(redstring("stats", "--json", cwd=workspace).stdout)["entities"] == 0
+
+
+def test_an_unsupported_file_type_is_refused(workspace: Path) -> None:
+    (workspace / "slides.pdf").write_bytes(b"%PDF-1.4")
+    result = redstring("ingest", "slides.pdf", cwd=workspace)
+    assert result.returncode == 2
+    assert "unsupported file type .pdf" in result.stderr
+
+
+def test_show_names_the_ids_when_a_name_is_ambiguous_and_says_when_unknown(
+    workspace: Path,
+) -> None:
+    redstring("ingest", "people.csv", "--id-column", "id", cwd=workspace)
+    (workspace / "more.csv").write_text("id,name,type\n9,Ada Lovelace,Person\n", encoding="utf-8")
+    redstring("ingest", "more.csv", "--id-column", "id", cwd=workspace)
+    ambiguous = redstring("show", "Ada Lovelace", cwd=workspace)
+    assert ambiguous.returncode == 1
+    assert "names 2 entities; pass an id" in ambiguous.stderr
+    unknown = redstring("show", "Nobody Atall", cwd=workspace)
+    assert unknown.returncode == 1
+    assert "no entity named 'Nobody Atall'" in unknown.stderr
+    missing_id = redstring("neighbours", "00000000-0000-4000-8000-000000000000", cwd=workspace)
+    assert missing_id.returncode == 1
+    assert "no entity with id" in missing_id.stderr
+
+
+def test_init_refuses_to_overwrite_a_workspace(workspace: Path) -> None:
+    result = redstring("init", cwd=workspace)
+    assert result.returncode == 1
+    assert "already exists" in result.stderr
