@@ -179,8 +179,11 @@ KNOWN_PLACES = _words(
     ]
 )
 #: Short forms that end in a period without ending a sentence.
+#: Only the organisation keywords that are abbreviations: "Museum." at the end of a
+#: sentence is a full stop, "Corp." is not.
+_ORG_ABBREVIATIONS = _words("Inc Corp Co Ltd Bros Assn Dept Univ Intl Mfg Cie Plc")
 _ABBREVIATIONS = (
-    TITLES | ORG_KEYWORDS | frozenset(m for m in MONTHS if len(m) <= 4) | {"Jr", "Sr", "No"}
+    TITLES | _ORG_ABBREVIATIONS | frozenset(m for m in MONTHS if len(m) <= 4) | {"Jr", "Sr", "No"}
 )
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’\-]*(?:\.[^\W\d_]+)*\.?|&")

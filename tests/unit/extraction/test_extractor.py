@@ -127,3 +127,12 @@ def test_offline_skips_sentence_initial_function_words() -> None:
     """Catches: 'The', 'In', 'He' at a sentence start becoming entities."""
     names = {f.name for f in OfflineExtractor()._find("The report was late. In Paris, He waited.")}
     assert names == {"Paris"}
+
+
+def test_a_sentence_final_organisation_word_loses_its_full_stop() -> None:
+    """ "Museum." ending a sentence is a full stop; only "Corp."-style words keep it."""
+    names = {
+        f.name for f in OfflineExtractor()._find("He visited the Science Museum. Acme Corp. paid.")
+    }
+    assert "Science Museum" in names
+    assert "Science Museum." not in names
