@@ -20,21 +20,37 @@ from redstring import (
     TenantId,
     VectorRecord,
 )
+from redstring.graph.sqlite import SqliteGraphStore
+from redstring.storage.sqlite import open_connection
 from redstring.testing import make_entity
+from redstring.vector.sqlite import SqliteVectorStore
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from pathlib import Path
+
+    from redstring.ports.graph_store import GraphStore
+    from redstring.ports.vector_store import VectorStore
 
 DIMENSION = 384
 
 
 class Stores:
-    """One tenant's worth of real in-memory stores, with helpers to fill them."""
+    """One tenant's worth of real stores (in memory, or SQLite + sqlite-vec in one
+    file), with helpers to fill them."""
 
-    def __init__(self) -> None:
+    def __init__(self, backend: str = "memory", folder: Path | None = None) -> None:
         self.embeddings = FakeEmbeddingProvider(dimension=DIMENSION)
-        self.vectors = InMemoryVectorStore(dimension=DIMENSION)
-        self.graph = InMemoryGraphStore()
+        self.vectors: VectorStore
+        self.graph: GraphStore
+        if backend == "sqlite":
+            assert folder is not None
+            connection = open_connection(folder / "stores.db")
+            self.graph = SqliteGraphStore(connection)
+            self.vectors = SqliteVectorStore(connection, DIMENSION)
+        else:
+            self.graph = InMemoryGraphStore()
+            self.vectors = InMemoryVectorStore(dimension=DIMENSION)
         self.tenant = TenantId(uuid4())
         self.retriever = Retriever(
             embeddings=self.embeddings, vectors=self.vectors, graph=self.graph
@@ -56,12 +72,17 @@ class Stores:
         return make_entity(name=name, tenant_id=self.tenant, **kwargs)  # type: ignore[arg-type]
 
 
+@pytest.fixture(params=["memory", "sqlite"])
+def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Stores:
+    """Every retrieval test runs against both embedded backends."""
+    return Stores(request.param, tmp_path)
+
+
 def ids(entities: Sequence[Entity]) -> list[EntityId]:
     return [entity.id for entity in entities]
 
 
-async def test_an_exact_name_is_retrieved() -> None:
-    stores = Stores()
+async def test_an_exact_name_is_retrieved(stores: Stores) -> None:
     ada = stores.entity("Ada Lovelace")
     await stores.add(ada, stores.entity("Charles Babbage"))
     result = await stores.retriever.retrieve("Ada Lovelace", stores.tenant)
@@ -69,10 +90,9 @@ async def test_an_exact_name_is_retrieved() -> None:
     assert result.matches[0].entity == ada
 
 
-async def test_two_tenants_holding_the_same_entity_id_never_cross() -> None:
+async def test_two_tenants_holding_the_same_entity_id_never_cross(stores: Stores) -> None:
     """Ids from uuid4 never collide by chance, so a key compared on `id` alone survives
     every natural test; both tenants get the *same* id with different names here."""
-    stores = Stores()
     shared = EntityId(uuid4())
     other_tenant = TenantId(uuid4())
     mine = stores.entity("Ada Lovelace", entity_id=shared)
@@ -85,9 +105,8 @@ async def test_two_tenants_holding_the_same_entity_id_never_cross() -> None:
         assert [m.entity for m in theirs_result.matches] == [theirs]
 
 
-async def test_a_vector_match_whose_entity_the_graph_lacks_is_skipped() -> None:
+async def test_a_vector_match_whose_entity_the_graph_lacks_is_skipped(stores: Stores) -> None:
     """The stores are independent projections and lag independently: omit, don't raise."""
-    stores = Stores()
     present = stores.entity("Ada Lovelace")
     dangling = stores.entity("Ada Lovelace Junior")
     await stores.add(present)
@@ -99,11 +118,10 @@ async def test_a_vector_match_whose_entity_the_graph_lacks_is_skipped() -> None:
     assert present.id in ids([m.entity for m in result.matches])
 
 
-async def test_a_skipped_dangling_match_is_not_backfilled() -> None:
+async def test_a_skipped_dangling_match_is_not_backfilled(stores: Stores) -> None:
     """Distinct from the skip test: it asserts the *count*. k=3 over four stored
     vectors and one dangling one at the top -> two results, though a third stored
     match exists further down. Topping up to k would hide a lagging projection."""
-    stores = Stores()
     kept = [stores.entity(name) for name in ("Alpha One", "Beta Two", "Delta Four")]
     dangling = stores.entity("Gamma Three")
     await stores.add(*kept)
@@ -115,10 +133,11 @@ async def test_a_skipped_dangling_match_is_not_backfilled() -> None:
     assert set(ids([m.entity for m in result.matches])) < set(ids(kept))
 
 
-async def test_the_lexical_channel_scores_a_candidate_after_a_zero_scoring_one() -> None:
+async def test_the_lexical_channel_scores_a_candidate_after_a_zero_scoring_one(
+    stores: Stores,
+) -> None:
     """A bad row followed by a good one under the same key. A loop that stops at the
     first non-match (`break` for `continue`) drops the answer."""
-    stores = Stores()
     query = "Ada Lovelace"
     # Filed by hand under the query's prefix key, with a name sharing no character
     # with the query, and an id that sorts first so it is met first.
@@ -143,10 +162,9 @@ async def test_the_lexical_channel_scores_a_candidate_after_a_zero_scoring_one()
     assert [m.entity.id for m in result.matches] == [good.id]
 
 
-async def test_entity_types_filters_the_lexical_channel_before_k_is_applied() -> None:
+async def test_entity_types_filters_the_lexical_channel_before_k_is_applied(stores: Stores) -> None:
     """k=1 with a non-matching candidate ranked above a matching one: truncating first
     and filtering after returns nothing while a match exists."""
-    stores = Stores()
     org = stores.entity("Ada Lovelace", entity_type="organization")
     person = stores.entity("Ada Lovelac", entity_type="person")
     await stores.add(org, person, embed=False)
@@ -156,8 +174,9 @@ async def test_entity_types_filters_the_lexical_channel_before_k_is_applied() ->
     assert [m.entity.id for m in result.matches] == [person.id]
 
 
-async def test_a_result_reports_both_component_scores_when_both_channels_ranked() -> None:
-    stores = Stores()
+async def test_a_result_reports_both_component_scores_when_both_channels_ranked(
+    stores: Stores,
+) -> None:
     ada = stores.entity("Ada Lovelace")
     await stores.add(ada)
     [match] = (await stores.retriever.retrieve("Ada Lovelace", stores.tenant)).matches
@@ -166,9 +185,8 @@ async def test_a_result_reports_both_component_scores_when_both_channels_ranked(
     assert match.score == pytest.approx(2 / 61)
 
 
-async def test_a_semantic_only_mode_leaves_lexical_none() -> None:
+async def test_a_semantic_only_mode_leaves_lexical_none(stores: Stores) -> None:
     """`None` is the claim that the channel did not rank it."""
-    stores = Stores()
     await stores.add(stores.entity("Ada Lovelace"))
     result = await stores.retriever.retrieve(
         "Ada Lovelace", stores.tenant, mode=RetrievalMode.SEMANTIC
@@ -177,9 +195,8 @@ async def test_a_semantic_only_mode_leaves_lexical_none() -> None:
     assert all(m.lexical is None and m.semantic is not None for m in result.matches)
 
 
-async def test_a_lexical_only_mode_makes_no_embedding_call() -> None:
+async def test_a_lexical_only_mode_makes_no_embedding_call(stores: Stores) -> None:
     """Correct output with a paid round trip per query is invisible to result checks."""
-    stores = Stores()
     await stores.add(stores.entity("Ada Lovelace"))
     result = await stores.retriever.retrieve(
         "Ada Lovelace", stores.tenant, mode=RetrievalMode.LEXICAL
@@ -208,10 +225,9 @@ class CopyingGraphStore(InMemoryGraphStore):
         }
 
 
-async def test_entities_are_compared_by_equality_not_identity() -> None:
+async def test_entities_are_compared_by_equality_not_identity(stores: Stores) -> None:
     """The same entity under two keys arrives as two distinct, equal objects; it must
     be counted once."""
-    stores = Stores()
     stores.graph = CopyingGraphStore()
     stores.retriever = Retriever(
         embeddings=stores.embeddings, vectors=stores.vectors, graph=stores.graph
@@ -222,8 +238,9 @@ async def test_entities_are_compared_by_equality_not_identity() -> None:
     assert [m.entity for m in result.matches] == [ada]
 
 
-async def test_mutating_a_result_cannot_change_what_a_later_retrieve_returns() -> None:
-    stores = Stores()
+async def test_mutating_a_result_cannot_change_what_a_later_retrieve_returns(
+    stores: Stores,
+) -> None:
     ada = stores.entity("Ada Lovelace", properties={"tags": ["math"]})
     await stores.add(ada)
     first = await stores.retriever.retrieve("Ada Lovelace", stores.tenant)
@@ -236,23 +253,20 @@ async def test_mutating_a_result_cannot_change_what_a_later_retrieve_returns() -
 
 
 @pytest.mark.parametrize("blank", ["", "   ", "\t\n"])
-async def test_a_blank_query_raises(blank: str) -> None:
-    stores = Stores()
+async def test_a_blank_query_raises(blank: str, stores: Stores) -> None:
     with pytest.raises(ValueError, match="blank"):
         await stores.retriever.retrieve(blank, stores.tenant)
 
 
-async def test_k_zero_returns_nothing_and_a_negative_k_raises() -> None:
-    stores = Stores()
+async def test_k_zero_returns_nothing_and_a_negative_k_raises(stores: Stores) -> None:
     await stores.add(stores.entity("Ada Lovelace"))
     assert (await stores.retriever.retrieve("Ada Lovelace", stores.tenant, k=0)).matches == []
     with pytest.raises(ValueError, match="k"):
         await stores.retriever.retrieve("Ada Lovelace", stores.tenant, k=-1)
 
 
-async def test_empty_entity_types_matches_nothing() -> None:
+async def test_empty_entity_types_matches_nothing(stores: Stores) -> None:
     """`[]` means nothing matches; `None` means no filter. Same as the port."""
-    stores = Stores()
     await stores.add(stores.entity("Ada Lovelace"))
     none = await stores.retriever.retrieve("Ada Lovelace", stores.tenant, entity_types=[])
     assert none.matches == []
@@ -270,8 +284,7 @@ async def test_a_provider_and_store_of_different_dimensions_are_refused() -> Non
         )
 
 
-async def test_more_results_than_k_are_truncated() -> None:
-    stores = Stores()
+async def test_more_results_than_k_are_truncated(stores: Stores) -> None:
     await stores.add(*(stores.entity(f"Ada Lovelace {i}") for i in range(6)))
     result = await stores.retriever.retrieve("Ada Lovelace", stores.tenant, k=3)
     assert len(result.matches) == 3
@@ -279,10 +292,11 @@ async def test_more_results_than_k_are_truncated() -> None:
     assert scores == sorted(scores, reverse=True)
 
 
-async def test_a_merged_away_id_is_never_returned_and_its_canonical_is_returned_once() -> None:
+async def test_a_merged_away_id_is_never_returned_and_its_canonical_is_returned_once(
+    stores: Stores,
+) -> None:
     """Beyond the plan: the vector store may still hold the merged-away id's vector;
     retrieval resolves it to the canonical, which appears once."""
-    stores = Stores()
     canonical = stores.entity("Ada Lovelace")
     merged_away = stores.entity("Ada Lovelace")
     await stores.add(canonical, merged_away)
