@@ -181,3 +181,28 @@ def test_init_refuses_to_overwrite_a_workspace(workspace: Path) -> None:
     result = redstring("init", cwd=workspace)
     assert result.returncode == 1
     assert "already exists" in result.stderr
+
+
+def test_consolidate_merges_duplicates_and_undo_merge_reverses_it(workspace: Path) -> None:
+    (workspace / "dupes.csv").write_text(
+        "id,name,type,born\n1,Ada Lovelace,Person,1815\n2,Ada Lovelace,Person,1815\n"
+        "3,Charles Babbage,Person,1791\n",
+        encoding="utf-8",
+    )
+    redstring("ingest", "dupes.csv", "--id-column", "id", cwd=workspace)
+    before = json.loads(redstring("stats", "--json", cwd=workspace).stdout)
+    merged = redstring("consolidate", "--json", cwd=workspace)
+    assert merged.returncode == 0, merged.stderr
+    report = json.loads(merged.stdout)
+    assert report["merges"] == 1
+    after = json.loads(redstring("stats", "--json", cwd=workspace).stdout)
+    assert after["entities"] == before["entities"] - 1
+    undone = redstring("undo-merge", report["merge_ids"][0], cwd=workspace)
+    assert undone.returncode == 0, undone.stderr
+    assert (
+        json.loads(redstring("stats", "--json", cwd=workspace).stdout)["entities"]
+        == before["entities"]
+    )
+    again = redstring("undo-merge", report["merge_ids"][0], cwd=workspace)
+    assert again.returncode == 1
+    assert "already undone" in again.stderr

@@ -13,6 +13,7 @@ import csv
 import json
 import os
 import tempfile
+from dataclasses import asdict
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import wraps
@@ -28,6 +29,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from redstring.composition.build_graph import build_graph
+from redstring.composition.consolidation import ConsolidationReport, Consolidator
 from redstring.composition.records import RecordMapping, import_records
 from redstring.composition.retrieval import Retriever
 from redstring.composition.workspace import DEFAULT_PATH, Workspace
@@ -288,6 +290,72 @@ async def _ingest(
                 )
             progress.advance(task)
     return results
+
+
+@app.command()
+@reports_errors
+def consolidate(
+    db: DbOption = Path(DEFAULT_PATH),
+    tenant: TenantOption = "default",
+    entity_type: Annotated[
+        list[str] | None, typer.Option("--type", help="Only these entity types (repeatable).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Find and merge duplicate entities. Grey-band pairs are reported, not merged."""
+    with open_workspace(db) as workspace:
+        tenant_id = workspace.tenant(tenant)
+        report = run(Consolidator(workspace).consolidate(tenant_id, entity_types=entity_type))
+    if as_json:
+        console.print_json(data=_report_dict(report))
+        return
+    _print_consolidation(report)
+
+
+def _report_dict(report: ConsolidationReport) -> dict[str, Any]:
+    data = asdict(report)
+    data["merge_ids"] = [str(m) for m in report.merge_ids]
+    return data
+
+
+def _print_consolidation(report: ConsolidationReport) -> None:
+    bands = ", ".join(f"{band} {count}" for band, count in sorted(report.bands.items()))
+    console.print(
+        f"{report.entities} entities, {report.candidate_pairs} candidate pairs ({bands or 'none'})"
+    )
+    decided = sum(report.adjudicated.values())
+    grey = (
+        f"{decided} grey-band pairs adjudicated ({report.grey_kept_apart} kept apart)"
+        if decided
+        else f"{report.grey_kept_apart} grey-band pairs kept apart (no adjudicator)"
+    )
+    console.print(f"merged {report.merged_entities} entities in {report.merges} merges; {grey}")
+    if report.blocks_split or report.blocks_refused:
+        console.print(
+            f"blocks over the size guard: {report.blocks_split} split, "
+            f"{report.blocks_refused} refused"
+        )
+    if report.merge_ids:
+        console.print("merge ids (reverse one with `redstring undo-merge ID`):")
+        for merge_id in report.merge_ids:
+            console.print(f"  {merge_id}")
+
+
+@app.command("undo-merge")
+@reports_errors
+def undo_merge(
+    merge_id: Annotated[str, typer.Argument(help="The merge id `consolidate` printed.")],
+    db: DbOption = Path(DEFAULT_PATH),
+    tenant: TenantOption = "default",
+) -> None:
+    """Reverse one merge exactly (undo newer merges of the same entities first)."""
+    try:
+        parsed = UUID(merge_id)
+    except ValueError as exc:
+        raise InvalidInputError(f"{merge_id!r} is not a merge id") from exc
+    with open_workspace(db) as workspace:
+        run(Consolidator(workspace).undo(parsed, workspace.tenant(tenant)))
+    console.print(f"undid merge {merge_id}")
 
 
 @app.command()
@@ -615,7 +683,9 @@ def demo(
                     f"  {Path(row['file']).name}: {row['entities']} entities, "
                     f"{row['relationships']} relationships, {row['embedded']} embedded"
                 )
-            console.rule("2. search: per-channel scores")
+            console.rule("2. consolidate: merge duplicates (reversible events)")
+            _print_consolidation(run(Consolidator(workspace).consolidate(tenant_id)))
+            console.rule("3. search: per-channel scores")
             for query in ("ada lovelace", "IBM Corp", "Babage", "Hollerith tabulating company"):
                 result = run(_search(workspace, tenant_id, query, RetrievalMode.HYBRID, 5, None))
                 _print_matches(query, result.matches)

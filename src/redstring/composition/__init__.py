@@ -8,6 +8,9 @@ layer may hold together. Each says what it composes:
   `LlmProvider`), the workspace and an `EmbeddingProvider`: `extraction` may not
   import `projections`, `embeddings` or the stores.
 - `records` composes the same for structured records, without extraction.
+- `consolidation` composes the resolution engine (`consolidation`, optionally an
+  LLM adjudicator) with the workspace's stores and log: the engine may import
+  only ports and the domain, so it cannot append or project its merges.
 - `retrieval` composes `EmbeddingProvider` + `VectorStore` + `GraphStore`:
   `vector` and `graph` may not import each other, and neither may import
   `embeddings`.
@@ -22,6 +25,7 @@ from redstring.composition.build_graph import (
     build_graph,
     embed_entities,
 )
+from redstring.composition.consolidation import ConsolidationReport, Consolidator
 from redstring.composition.records import ImportReport, RecordMapping, import_records
 from redstring.composition.retrieval import Retriever
 from redstring.composition.workspace import Workspace
@@ -29,6 +33,8 @@ from redstring.composition.workspace import Workspace
 __all__ = [
     "AUTO",
     "BuildProgress",
+    "ConsolidationReport",
+    "Consolidator",
     "GraphBuildReport",
     "ImportReport",
     "RecordMapping",

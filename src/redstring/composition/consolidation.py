@@ -1,0 +1,159 @@
+"""`Consolidator`: entity resolution turned into reversible merge events.
+
+It lives in `composition` because it holds the resolution engine
+(`consolidation`), the workspace's stores and log (`graph`, `eventlog`,
+`projections`) and optionally an LLM adjudicator together; `consolidation` may
+import only ports and the domain.
+
+Each merge decision becomes one `EntitiesMerged` event on its own stream,
+carrying the before-snapshots that make `MergeUndone` exact, and is projected
+before the next one is built: clusters are disjoint, but an edge between two
+clusters changes when the first merges, and the second's snapshot must see that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from uuid import UUID, uuid4
+
+from redstring.consolidation.engine import resolve, resolve_incremental
+from redstring.domain.exceptions import ConcurrencyError, NotFoundError
+from redstring.events.merge import EntitiesMerged, MergeUndone
+from redstring.events.streams import merge_stream
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from redstring.composition.workspace import Workspace
+    from redstring.consolidation.adjudication import Adjudicator
+    from redstring.consolidation.engine import MergeDecision, ResolutionPlan
+    from redstring.domain.entity import Entity
+    from redstring.domain.ids import EntityId, TenantId
+
+
+@dataclass
+class ConsolidationReport:
+    """What one consolidation did, with counts per band."""
+
+    entities: int = 0
+    #: Scored candidate pairs per band: merge, grey, distinct (and type_incompatible).
+    bands: dict[str, int] = field(default_factory=dict)
+    #: Grey pairs decided by the adjudicator, by verdict.
+    adjudicated: dict[str, int] = field(default_factory=dict)
+    #: Grey pairs kept apart (no adjudicator, or it said no or did not know).
+    grey_kept_apart: int = 0
+    merges: int = 0
+    merged_entities: int = 0
+    merge_ids: list[UUID] = field(default_factory=list)
+    candidate_pairs: int = 0
+    #: Blocks over the size guard: split by a secondary key, or refused (never scanned).
+    blocks_split: int = 0
+    blocks_refused: int = 0
+
+
+class Consolidator:
+    """Resolve a tenant's duplicates (all of it, or a batch of new entities)."""
+
+    def __init__(self, workspace: Workspace, *, adjudicator: Adjudicator | None = None) -> None:
+        self._workspace = workspace
+        self._adjudicator = adjudicator
+
+    async def consolidate(
+        self,
+        tenant_id: TenantId,
+        *,
+        entity_types: Sequence[str] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ConsolidationReport:
+        """Resolve every live entity of the tenant (optionally of some types only)."""
+        graph = self._workspace.graph
+        entities = await graph.list_entities(tenant_id, entity_types=entity_types)
+        plan = await resolve(
+            entities,
+            neighbours=await self._neighbours(tenant_id),
+            adjudicator=self._adjudicator,
+        )
+        return await self._apply(tenant_id, entities, plan, progress)
+
+    async def consolidate_new(
+        self, tenant_id: TenantId, entity_ids: Sequence[EntityId]
+    ) -> ConsolidationReport:
+        """Resolve a batch of newly ingested entities against the tenant (incremental)."""
+        graph = self._workspace.graph
+        entities = await graph.get_entities(list(entity_ids), tenant_id)
+        plan = await resolve_incremental(
+            entities,
+            graph,
+            tenant_id,
+            neighbours=await self._neighbours(tenant_id),
+            adjudicator=self._adjudicator,
+        )
+        return await self._apply(tenant_id, entities, plan, None)
+
+    async def undo(self, merge_id: UUID, tenant_id: TenantId, *, reason: str = "") -> None:
+        """Reverse one merge exactly. Undo newer merges of the same entities first."""
+        stream = merge_stream(merge_id)
+        version = await self._workspace.log.stream_version(stream, tenant_id)
+        if version == 0:
+            raise NotFoundError(f"no merge {merge_id} in this tenant")
+        if version > 1:
+            raise ConcurrencyError(f"merge {merge_id} was already undone")
+        event = MergeUndone(tenant_id=tenant_id, merge_id=merge_id, reason=reason)
+        await self._workspace.append(stream, [event], expected_version=1)
+        await self._workspace.catch_up()
+
+    async def _neighbours(self, tenant_id: TenantId) -> dict[EntityId, set[EntityId]]:
+        neighbours: dict[EntityId, set[EntityId]] = {}
+        for rel in await self._workspace.graph.list_relationships(tenant_id):
+            neighbours.setdefault(rel.source_id, set()).add(rel.target_id)
+            neighbours.setdefault(rel.target_id, set()).add(rel.source_id)
+        return neighbours
+
+    async def _apply(
+        self,
+        tenant_id: TenantId,
+        entities: Sequence[Entity],
+        plan: ResolutionPlan,
+        progress: Callable[[int, int], None] | None,
+    ) -> ConsolidationReport:
+        report = ConsolidationReport(
+            entities=len(entities),
+            bands=dict(plan.band_counts),
+            adjudicated=dict(plan.adjudicated),
+            grey_kept_apart=len(plan.grey),
+            candidate_pairs=plan.candidate_stats.pairs,
+            blocks_split=plan.candidate_stats.blocks_split,
+            blocks_refused=plan.candidate_stats.blocks_starred,
+        )
+        for done, decision in enumerate(plan.merges, start=1):
+            merge_id = await self._merge(tenant_id, decision)
+            report.merge_ids.append(merge_id)
+            report.merges += 1
+            report.merged_entities += len(decision.merged_ids)
+            if progress is not None:
+                progress(done, len(plan.merges))
+        return report
+
+    async def _merge(self, tenant_id: TenantId, decision: MergeDecision) -> UUID:
+        graph = self._workspace.graph
+        involved = [decision.canonical_id, *decision.merged_ids]
+        before = await graph.get_entities(involved, tenant_id)
+        edges = {}
+        for entity_id in involved:
+            for rel in await graph.relationships(entity_id, tenant_id):
+                edges[rel.id] = rel
+        merge_id = uuid4()
+        event = EntitiesMerged.build(
+            tenant_id=tenant_id,
+            merge_id=merge_id,
+            canonical=decision.merged_entity,
+            merged_ids=list(decision.merged_ids),
+            reason=decision.reason,
+            entities_before=before,
+            relationships_before=sorted(edges.values(), key=lambda r: str(r.id)),
+            scores=decision.scores,
+        )
+        await self._workspace.append(merge_stream(merge_id), [event], expected_version=0)
+        await self._workspace.catch_up()
+        return merge_id

@@ -1,0 +1,106 @@
+"""Which member is canonical, and what the merged entity's fields become.
+
+Canonical: the member with the most provenance (the best-attested observation),
+then the highest confidence, then the smallest id string, so the choice never
+depends on the order members arrive in.
+
+Merged fields: the canonical's name, type and normalized name; the union of
+properties where the canonical's value wins and every differing value is kept
+under `conflicts` (nothing a source said is lost); the union of provenance in
+a stable order; the highest confidence; the union of blocking keys.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from redstring.domain.exceptions import InvalidInputError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pydantic import JsonValue
+
+    from redstring.domain.entity import Entity
+    from redstring.domain.provenance import Provenance
+
+
+def canonical_order_key(entity: Entity) -> tuple[int, float, str]:
+    """Sort key: smallest is the canonical member."""
+    return (-len(entity.provenance), -entity.confidence, str(entity.id))
+
+
+def choose_canonical(members: Sequence[Entity]) -> Entity:
+    if not members:
+        raise InvalidInputError("a cluster has at least one member")
+    return min(members, key=canonical_order_key)
+
+
+@dataclass(frozen=True)
+class PropertyConflict:
+    """A property on which members disagree: the value kept and the others seen."""
+
+    key: str
+    kept: JsonValue
+    others: tuple[JsonValue, ...]
+
+
+@dataclass(frozen=True)
+class ResolvedFields:
+    entity: Entity
+    conflicts: tuple[PropertyConflict, ...] = field(default_factory=tuple)
+
+
+def _canonical_json(value: JsonValue) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _provenance_key(item: Provenance) -> tuple[str, str, int, int, int, str]:
+    return (
+        item.observed_at.isoformat(),
+        item.source_id,
+        -1 if item.chunk_index is None else item.chunk_index,
+        -1 if item.char_start is None else item.char_start,
+        -1 if item.char_end is None else item.char_end,
+        item.method + "|" + (item.model or ""),
+    )
+
+
+def resolve_fields(members: Sequence[Entity]) -> ResolvedFields:
+    """The merged entity for a cluster (it keeps the canonical member's id)."""
+    canonical = choose_canonical(members)
+    ordered = sorted(members, key=canonical_order_key)
+    properties: dict[str, JsonValue] = {}
+    seen: dict[str, dict[str, JsonValue]] = {}
+    for member in ordered:
+        for key, value in member.properties.items():
+            properties.setdefault(key, value)
+            seen.setdefault(key, {})[_canonical_json(value)] = value
+    conflicts = tuple(
+        PropertyConflict(
+            key=key,
+            kept=properties[key],
+            others=tuple(
+                v for text, v in sorted(values.items()) if text != _canonical_json(properties[key])
+            ),
+        )
+        for key, values in sorted(seen.items())
+        if len(values) > 1
+    )
+    provenance: dict[str, Provenance] = {}
+    for member in ordered:
+        for item in member.provenance:
+            provenance.setdefault(item.model_dump_json(), item)
+    keys = list(dict.fromkeys(k for member in ordered for k in member.blocking_keys))
+    merged = canonical.model_copy(
+        update={
+            "properties": properties,
+            "provenance": sorted(provenance.values(), key=_provenance_key),
+            "confidence": max(m.confidence for m in members),
+            "blocking_keys": keys,
+        },
+        deep=True,
+    )
+    return ResolvedFields(entity=merged, conflicts=conflicts)

@@ -1,0 +1,364 @@
+"""Pair features and the fitted match model.
+
+Each candidate pair becomes a feature vector (`FEATURE_NAMES`): name similarities
+(Jaro-Winkler, token-set / token-sort overlap, first/last token, initials), record
+fields when both sides have them (`fields.FIELD_ALIASES`), embedding cosine when
+both have vectors, and shared-neighbour overlap when both have neighbour sets.
+A field that only one side has contributes zeros, and its "both" indicator says so,
+so "missing" and "disagrees" are different evidence.
+
+A logistic regression turns the vector into a match probability. Its weights are
+fitted in numpy (`fit_logistic`, Newton-Raphson with an L2 penalty: deterministic,
+no random start) on a labelled training split; the shipped constants live in
+`calibration.py` with the command that produced them. Type compatibility is a
+gate, not a feature: a person is never the same thing as a company, whatever the
+names say.
+
+String features are computed in bulk with `rapidfuzz.process.cpdist`, which scores
+element-wise pairs in C; per-pair Python would dominate the run time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import JaroWinkler, Levenshtein
+
+from redstring.consolidation.fields import record_fields
+from redstring.consolidation.names import name_view, type_kind
+from redstring.domain.exceptions import InvalidInputError
+from redstring.domain.normalization import normalize_name
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    from redstring.domain.entity import Entity
+    from redstring.domain.ids import EntityId
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: Types that may be the same thing as any other type: an extractor that could not
+#: tell ("entity", "unknown") must not block a merge with a typed mention.
+WILDCARD_TYPES = frozenset({"entity", "unknown", "thing", "other", "misc"})
+
+FEATURE_NAMES: tuple[str, ...] = (
+    "name_jw",
+    "core_jw",
+    "core_exact",
+    "core_jw_ge_95",
+    "token_set",
+    "token_set_full",
+    "token_sort",
+    "first_jw",
+    "last_jw",
+    "initials_match",
+    "dob_both",
+    "dob_exact",
+    "dob_year",
+    "dob_one_edit",
+    "postcode_both",
+    "postcode_exact",
+    "postcode_district",
+    "birth_place_both",
+    "birth_place_jw",
+    "birth_place_exact",
+    "gender_both",
+    "gender_same",
+    "occupation_both",
+    "occupation_same",
+    "first_name_both",
+    "first_name_jw",
+    "surname_both",
+    "surname_jw",
+    "neighbours_both",
+    "neighbours_jaccard",
+    "vector_both",
+    "vector_cosine",
+)
+
+
+class Band(StrEnum):
+    MERGE = "merge"
+    GREY = "grey"
+    DISTINCT = "distinct"
+
+
+@dataclass(frozen=True)
+class MatchModel:
+    """A fitted logistic model and its calibrated band thresholds.
+
+    `probability >= upper` is `merge`, `lower <= probability < upper` is `grey`,
+    below `lower` is `distinct`.
+    """
+
+    kind: str
+    weights: tuple[float, ...]
+    intercept: float
+    upper: float
+    lower: float
+    feature_names: tuple[str, ...] = FEATURE_NAMES
+
+    def __post_init__(self) -> None:
+        if len(self.weights) != len(self.feature_names):
+            raise InvalidInputError(
+                f"{len(self.weights)} weights for {len(self.feature_names)} features"
+            )
+        if not 0.0 <= self.lower <= self.upper <= 1.0:
+            raise InvalidInputError("thresholds must satisfy 0 <= lower <= upper <= 1")
+
+    def probability(self, features: FloatArray) -> FloatArray:
+        logits = features @ np.asarray(self.weights, dtype=np.float64) + self.intercept
+        return 1.0 / (1.0 + np.exp(-np.clip(logits, -40.0, 40.0)))
+
+    def band(self, probability: float) -> Band:
+        if probability >= self.upper:
+            return Band.MERGE
+        if probability >= self.lower:
+            return Band.GREY
+        return Band.DISTINCT
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """What the scorer reads from one entity, computed once per entity."""
+
+    kind: str
+    entity_type: str
+    normalized: str
+    core: str
+    first: str
+    last: str
+    initials: str
+    compact: str
+    fields: dict[str, str]
+
+
+def profile(entity: Entity) -> Profile:
+    kind = type_kind(entity.entity_type)
+    view = name_view(entity.name, kind)
+    return Profile(
+        kind=kind,
+        entity_type=normalize_name(entity.entity_type),
+        normalized=view.normalized,
+        core=view.core,
+        first=view.tokens[0] if view.tokens else "",
+        last=view.tokens[-1] if view.tokens else "",
+        initials=view.initials if len(view.tokens) >= 2 else "",
+        compact=view.core.replace(" ", ""),
+        fields=record_fields(entity),
+    )
+
+
+def types_compatible(left: Profile, right: Profile) -> bool:
+    """Same normalized type, or either side a wildcard type."""
+    return (
+        left.entity_type == right.entity_type
+        or left.entity_type in WILDCARD_TYPES
+        or right.entity_type in WILDCARD_TYPES
+    )
+
+
+def _column(profiles: Sequence[Profile], attribute: str) -> npt.NDArray[np.object_]:
+    return np.asarray([getattr(p, attribute) for p in profiles], dtype=object)
+
+
+def _field_column(profiles: Sequence[Profile], name: str) -> npt.NDArray[np.object_]:
+    return np.asarray([p.fields.get(name, "") for p in profiles], dtype=object)
+
+
+def _paired(
+    scorer: Callable[..., float],
+    left: npt.NDArray[np.object_],
+    right: npt.NDArray[np.object_],
+) -> FloatArray:
+    if len(left) == 0:
+        return np.zeros(0, dtype=np.float64)
+    return np.asarray(
+        process.cpdist(list(left), list(right), scorer=scorer, workers=1), dtype=np.float64
+    )
+
+
+def _jw(left: npt.NDArray[np.object_], right: npt.NDArray[np.object_]) -> FloatArray:
+    return _paired(JaroWinkler.normalized_similarity, left, right)
+
+
+def _both(left: npt.NDArray[np.object_], right: npt.NDArray[np.object_]) -> FloatArray:
+    both: npt.NDArray[np.bool_] = np.asarray((left != "") & (right != ""), dtype=bool)
+    return both.astype(np.float64)
+
+
+def _equal(left: npt.NDArray[np.object_], right: npt.NDArray[np.object_]) -> FloatArray:
+    equal: npt.NDArray[np.bool_] = np.asarray((left == right) & (left != ""), dtype=bool)
+    return equal.astype(np.float64)
+
+
+def _outward(value: str) -> str:
+    return value.split(" ")[0] if value else ""
+
+
+def _set_jaccard(left: set[EntityId], right: set[EntityId]) -> float:
+    union = len(left | right)
+    return len(left & right) / union if union else 0.0
+
+
+def pair_features(
+    profiles: Sequence[Profile],
+    pairs: IntArray,
+    *,
+    ids: Sequence[EntityId] | None = None,
+    neighbours: Mapping[EntityId, set[EntityId]] | None = None,
+    vectors: Mapping[EntityId, Sequence[float]] | None = None,
+) -> FloatArray:
+    """The `FEATURE_NAMES` matrix, one row per pair `(i, j)` of `profiles` indices."""
+    n_pairs = len(pairs)
+    out = np.zeros((n_pairs, len(FEATURE_NAMES)), dtype=np.float64)
+    if n_pairs == 0:
+        return out
+    col = {name: k for k, name in enumerate(FEATURE_NAMES)}
+    li, ri = pairs[:, 0], pairs[:, 1]
+
+    def side(attribute: str) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.object_]]:
+        values = _column(profiles, attribute)
+        return values[li], values[ri]
+
+    normalized = side("normalized")
+    out[:, col["name_jw"]] = _jw(*normalized)
+    core_l, core_r = side("core")
+    core_jw = _jw(core_l, core_r)
+    out[:, col["core_jw"]] = core_jw
+    out[:, col["core_exact"]] = _equal(core_l, core_r)
+    out[:, col["core_jw_ge_95"]] = (core_jw >= 0.95).astype(np.float64)
+    token_set = _paired(fuzz.token_set_ratio, core_l, core_r) / 100.0
+    out[:, col["token_set"]] = token_set
+    out[:, col["token_set_full"]] = (token_set >= 0.999).astype(np.float64)
+    out[:, col["token_sort"]] = _paired(fuzz.token_sort_ratio, core_l, core_r) / 100.0
+    out[:, col["first_jw"]] = _jw(*side("first"))
+    out[:, col["last_jw"]] = _jw(*side("last"))
+    init_l, init_r = side("initials")
+    compact_l, compact_r = side("compact")
+    out[:, col["initials_match"]] = np.maximum(_equal(init_l, compact_r), _equal(compact_l, init_r))
+
+    dob_all = _field_column(profiles, "dob")
+    dob_l, dob_r = dob_all[li], dob_all[ri]
+    dob_both = _both(dob_l, dob_r)
+    out[:, col["dob_both"]] = dob_both
+    out[:, col["dob_exact"]] = _equal(dob_l, dob_r)
+    year_all = np.asarray([v[:4] for v in dob_all], dtype=object)
+    out[:, col["dob_year"]] = _equal(year_all[li], year_all[ri]) * dob_both
+    edits = _paired(Levenshtein.distance, dob_l, dob_r)
+    out[:, col["dob_one_edit"]] = (edits == 1).astype(np.float64) * dob_both
+
+    pc_all = _field_column(profiles, "postcode")
+    out[:, col["postcode_both"]] = _both(pc_all[li], pc_all[ri])
+    out[:, col["postcode_exact"]] = _equal(pc_all[li], pc_all[ri])
+    district = np.asarray([_outward(v) for v in pc_all], dtype=object)
+    out[:, col["postcode_district"]] = _equal(district[li], district[ri])
+
+    bp_all = _field_column(profiles, "birth_place")
+    bp_both = _both(bp_all[li], bp_all[ri])
+    out[:, col["birth_place_both"]] = bp_both
+    out[:, col["birth_place_jw"]] = _jw(bp_all[li], bp_all[ri]) * bp_both
+    out[:, col["birth_place_exact"]] = _equal(bp_all[li], bp_all[ri])
+
+    for name in ("gender", "occupation"):
+        values = _field_column(profiles, name)
+        out[:, col[f"{name}_both"]] = _both(values[li], values[ri])
+        out[:, col[f"{name}_same"]] = _equal(values[li], values[ri])
+
+    for name in ("first_name", "surname"):
+        values = _field_column(profiles, name)
+        both = _both(values[li], values[ri])
+        out[:, col[f"{name}_both"]] = both
+        out[:, col[f"{name}_jw"]] = _jw(values[li], values[ri]) * both
+
+    if ids is not None and neighbours:
+        for row, (i, j) in enumerate(pairs.tolist()):
+            left_set, right_set = neighbours.get(ids[i]), neighbours.get(ids[j])
+            if left_set and right_set:
+                out[row, col["neighbours_both"]] = 1.0
+                out[row, col["neighbours_jaccard"]] = _set_jaccard(left_set, right_set)
+    if ids is not None and vectors:
+        for row, (i, j) in enumerate(pairs.tolist()):
+            left_vec, right_vec = vectors.get(ids[i]), vectors.get(ids[j])
+            if left_vec is not None and right_vec is not None:
+                out[row, col["vector_both"]] = 1.0
+                out[row, col["vector_cosine"]] = _cosine(left_vec, right_vec)
+    return out
+
+
+def _cosine(left: Sequence[float], right: Sequence[float]) -> float:
+    a = np.asarray(left, dtype=np.float64)
+    b = np.asarray(right, dtype=np.float64)
+    denominator = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(a @ b) / denominator if denominator else 0.0
+
+
+def compatible_mask(profiles: Sequence[Profile], pairs: IntArray) -> npt.NDArray[np.bool_]:
+    return np.asarray(
+        [types_compatible(profiles[i], profiles[j]) for i, j in pairs.tolist()], dtype=bool
+    )
+
+
+#: Features whose weight must not be negative: more agreement may never lower the
+#: probability. Unconstrained, the people fit gave "exact same core name" a negative
+#: weight (identical names are where the 677 shared-name hard negatives live), so an
+#: identical name scored below a typo of it. The `*_both` presence indicators stay
+#: free: they carry "both had the field and it disagreed".
+MONOTONE_FEATURES = frozenset(name for name in FEATURE_NAMES if not name.endswith("_both"))
+
+
+def _newton(x: FloatArray, y: FloatArray, penalty: FloatArray, iterations: int) -> FloatArray:
+    beta = np.zeros(x.shape[1])
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ beta, -40.0, 40.0)))
+        gradient = x.T @ (y - p) - penalty * beta
+        hessian = (x * (p * (1.0 - p))[:, None]).T @ x + np.diag(penalty)
+        step = np.linalg.solve(hessian + 1e-9 * np.eye(len(beta)), gradient)
+        beta = beta + step
+        if float(np.max(np.abs(step))) < 1e-8:
+            break
+    return beta
+
+
+def fit_logistic(
+    features: FloatArray,
+    labels: npt.NDArray[np.bool_],
+    *,
+    l2: float = 1.0,
+    iterations: int = 50,
+    nonnegative: Sequence[int] | None = None,
+) -> tuple[tuple[float, ...], float]:
+    """Weights and intercept of an L2-penalised logistic regression (Newton-Raphson).
+
+    Deterministic: it starts from zero and has no sampling, so the same data gives
+    the same constants. The intercept is not penalised. `nonnegative` columns
+    (default: `MONOTONE_FEATURES`) that come out negative are pinned to 0 and the
+    rest refitted, until none is negative. Weights are rounded to 6 decimals.
+    """
+    if features.shape[0] != labels.shape[0]:
+        raise InvalidInputError("features and labels differ in length")
+    if labels.all() or not labels.any():
+        raise InvalidInputError("fitting needs both matching and non-matching pairs")
+    if nonnegative is None and features.shape[1] == len(FEATURE_NAMES):
+        nonnegative = [k for k, n in enumerate(FEATURE_NAMES) if n in MONOTONE_FEATURES]
+    constrained = set(nonnegative or ())
+    y = labels.astype(np.float64)
+    free = list(range(features.shape[1]))
+    while True:
+        x = np.hstack([np.ones((features.shape[0], 1)), features[:, free]])
+        penalty = np.full(x.shape[1], l2)
+        penalty[0] = 0.0
+        beta = _newton(x, y, penalty, iterations)
+        negative = [c for k, c in enumerate(free) if c in constrained and beta[k + 1] < 0]
+        if not negative:
+            break
+        free = [c for c in free if c not in negative]
+    weights = np.zeros(features.shape[1])
+    weights[free] = beta[1:]
+    return tuple(round(float(w), 6) + 0.0 for w in weights), round(float(beta[0]), 6)

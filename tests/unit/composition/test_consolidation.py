@@ -1,0 +1,183 @@
+"""Consolidator: resolution decisions become reversible merge events."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from uuid import uuid4
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from redstring.composition.consolidation import Consolidator
+from redstring.composition.records import RecordMapping, import_records
+from redstring.composition.retrieval import Retriever
+from redstring.composition.workspace import Workspace
+from redstring.domain.exceptions import ConcurrencyError, NotFoundError
+from redstring.domain.ids import TenantId
+from redstring.domain.retrieval import RetrievalMode
+from redstring.embeddings.fake import FakeEmbeddingProvider
+from redstring.testing.factories import make_relationship
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+PEOPLE = [
+    {"id": "1", "name": "Ada Lovelace", "dob": "1815-12-10", "birth_place": "london"},
+    {"id": "2", "name": "Ada Lovelace", "dob": "1815-12-10", "birth_place": "london"},
+    {"id": "3", "name": "Charles Babbage", "dob": "1791-12-26", "birth_place": "london"},
+]
+MAPPING = RecordMapping(name_field="name", entity_type="person", id_field="id")
+
+
+async def fill(workspace: Workspace, tenant: TenantId, rows: list[dict[str, str]]) -> None:
+    await import_records(
+        rows,
+        workspace=workspace,
+        tenant_id=tenant,
+        source_id="people.csv",
+        mapping=MAPPING,
+        observed_at=NOW,
+        embeddings=FakeEmbeddingProvider(dimension=384),
+    )
+
+
+async def snapshot(workspace: Workspace, tenant: TenantId) -> tuple[object, object]:
+    return (
+        await workspace.graph.list_entities(tenant),
+        await workspace.graph.list_relationships(tenant),
+    )
+
+
+async def test_duplicates_merge_and_their_ids_become_aliases() -> None:
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    await fill(workspace, tenant, PEOPLE)
+    ids = {e.name: e.id for e in await workspace.graph.list_entities(tenant)}
+    report = await Consolidator(workspace).consolidate(tenant)
+    assert (report.merges, report.merged_entities) == (1, 1)
+    assert report.bands.get("merge", 0) >= 1
+    live = await workspace.graph.list_entities(tenant)
+    assert sorted(e.name for e in live) == ["Ada Lovelace", "Charles Babbage"]
+    [ada] = [e for e in live if e.name == "Ada Lovelace"]
+    everyone = await workspace.graph.get_entities(list(ids.values()), tenant)
+    assert len(everyone) == 2
+    assert {p.source_id for p in ada.provenance} == {"people.csv#1", "people.csv#2"}
+
+
+async def test_retrieval_returns_the_canonical_once_after_a_merge() -> None:
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    await fill(workspace, tenant, PEOPLE)
+    await Consolidator(workspace).consolidate(tenant)
+    embeddings = FakeEmbeddingProvider(dimension=384)
+    retriever = Retriever(embeddings=embeddings, vectors=workspace.vectors, graph=workspace.graph)
+    for mode in RetrievalMode:
+        result = await retriever.retrieve("Ada Lovelace", tenant, mode=mode)
+        names = [m.entity.name for m in result.matches]
+        assert names.count("Ada Lovelace") == 1, mode
+
+
+async def test_edges_are_redirected_and_a_self_loop_is_dropped() -> None:
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    await fill(workspace, tenant, PEOPLE)
+    by_id = {e.id: e for e in await workspace.graph.list_entities(tenant)}
+    ada_a, ada_b = [e for e in by_id.values() if e.name == "Ada Lovelace"]
+    charles = next(e for e in by_id.values() if e.name == "Charles Babbage")
+    await workspace.graph.upsert_relationships(
+        [
+            make_relationship(ada_a, ada_b, relationship_type="same_as"),
+            make_relationship(ada_b, charles, relationship_type="knows"),
+        ],
+        tenant,
+    )
+    await Consolidator(workspace).consolidate(tenant)
+    [edge] = await workspace.graph.list_relationships(tenant)
+    assert edge.relationship_type == "knows"
+    assert edge.target_id == charles.id
+    assert edge.source_id in (ada_a.id, ada_b.id)
+    assert await workspace.graph.get_entity(edge.source_id, tenant) is not None
+
+
+async def test_undo_restores_the_graph_exactly_and_only_once() -> None:
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    await fill(workspace, tenant, PEOPLE)
+    before = await snapshot(workspace, tenant)
+    consolidator = Consolidator(workspace)
+    report = await consolidator.consolidate(tenant)
+    [merge_id] = report.merge_ids
+    await consolidator.undo(merge_id, tenant)
+    assert await snapshot(workspace, tenant) == before
+    with pytest.raises(ConcurrencyError):
+        await consolidator.undo(merge_id, tenant)
+    with pytest.raises(NotFoundError):
+        await consolidator.undo(uuid4(), tenant)
+
+
+async def test_no_merge_crosses_tenants() -> None:
+    workspace = Workspace.memory(dimension=384)
+    mine, theirs = TenantId(uuid4()), TenantId(uuid4())
+    await fill(workspace, mine, PEOPLE)
+    await fill(workspace, theirs, PEOPLE)
+    untouched = await snapshot(workspace, theirs)
+    await Consolidator(workspace).consolidate(mine)
+    assert await snapshot(workspace, theirs) == untouched
+    assert await workspace.graph.count_entities(mine) == 2
+
+
+async def test_replay_after_merges_and_undo_equals_the_live_stores() -> None:
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    await fill(workspace, tenant, PEOPLE)
+    await Consolidator(workspace).consolidate(tenant)
+    live = await snapshot(workspace, tenant)
+    vectors = await workspace.vectors.count(tenant)
+    await workspace.replay()
+    assert await snapshot(workspace, tenant) == live
+    assert await workspace.vectors.count(tenant) == vectors
+
+
+async def test_consolidating_twice_merges_nothing_more() -> None:
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    await fill(workspace, tenant, PEOPLE)
+    await Consolidator(workspace).consolidate(tenant)
+    again = await Consolidator(workspace).consolidate(tenant)
+    assert again.merges == 0
+
+
+async def test_incremental_consolidation_merges_a_new_duplicate_into_the_stored_one() -> None:
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    await fill(workspace, tenant, PEOPLE[:1] + PEOPLE[2:])
+    stored = {e.id for e in await workspace.graph.list_entities(tenant)}
+    await fill(workspace, tenant, PEOPLE[1:2])
+    new = [e.id for e in await workspace.graph.list_entities(tenant) if e.id not in stored]
+    report = await Consolidator(workspace).consolidate_new(tenant, new)
+    assert report.merges == 1
+    assert await workspace.graph.count_entities(tenant) == 2
+
+
+NAMES = ["Ada Lovelace", "Ada Lovelace", "Charles Babbage", "Charles Babbage", "Mary Somerville"]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    picks=st.lists(st.sampled_from(NAMES), min_size=2, max_size=6),
+    edges=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=6),
+)
+async def test_undoing_every_merge_newest_first_restores_any_graph(
+    picks: list[str], edges: list[tuple[int, int]]
+) -> None:
+    """Property: whatever duplicates and edges, consolidate then undo all = the start."""
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    rows = [{"id": str(i), "name": name, "dob": "1815"} for i, name in enumerate(picks)]
+    await fill(workspace, tenant, rows)
+    entities = await workspace.graph.list_entities(tenant)
+    await workspace.graph.upsert_relationships(
+        [
+            make_relationship(entities[a], entities[b], relationship_type=f"r{a}{b}")
+            for a, b in edges
+            if a < len(entities) and b < len(entities) and a != b
+        ],
+        tenant,
+    )
+    before = await snapshot(workspace, tenant)
+    consolidator = Consolidator(workspace)
+    report = await consolidator.consolidate(tenant)
+    for merge_id in reversed(report.merge_ids):
+        await consolidator.undo(merge_id, tenant)
+    assert await snapshot(workspace, tenant) == before

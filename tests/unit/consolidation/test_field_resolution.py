@@ -1,0 +1,46 @@
+"""Canonical choice and merged fields."""
+
+from __future__ import annotations
+
+from itertools import permutations
+from uuid import UUID
+
+from redstring.consolidation.field_resolution import choose_canonical, resolve_fields
+from redstring.domain.ids import EntityId
+from redstring.testing.factories import make_entity, make_provenance
+
+
+def _id(n: int) -> EntityId:
+    return EntityId(UUID(int=n))
+
+
+def test_canonical_prefers_provenance_then_confidence_then_id_in_any_order() -> None:
+    """Catches a canonical that depends on member order."""
+    a = make_entity(entity_id=_id(3), confidence=0.5)
+    a.provenance.append(make_provenance("second"))
+    b = make_entity(entity_id=_id(1), confidence=0.9)
+    c = make_entity(entity_id=_id(2), confidence=0.9)
+    for order in permutations([a, b, c]):
+        assert choose_canonical(order).id == a.id
+    for order in permutations([b, c]):
+        assert choose_canonical(order).id == b.id
+
+
+def test_merged_fields_keep_every_value_and_record_conflicts() -> None:
+    """Catches losing a member's property, provenance or blocking key in a merge."""
+    a = make_entity(entity_id=_id(1), name="Ada Lovelace", properties={"dob": "1815-12-10"})
+    b = make_entity(
+        entity_id=_id(2), name="Ada King", confidence=0.4,
+        properties={"dob": "1815-12-11", "birth_place": "london"},
+    )  # fmt: skip
+    resolved = resolve_fields([b, a])
+    merged = resolved.entity
+    assert merged.id == a.id
+    assert merged.name == "Ada Lovelace"
+    assert merged.properties == {"dob": "1815-12-10", "birth_place": "london"}
+    assert [(c.key, c.kept, c.others) for c in resolved.conflicts] == [
+        ("dob", "1815-12-10", ("1815-12-11",))
+    ]
+    assert len(merged.provenance) == 2
+    assert set(a.blocking_keys) | set(b.blocking_keys) == set(merged.blocking_keys)
+    assert merged.confidence == 1.0

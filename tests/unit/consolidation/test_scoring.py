@@ -1,0 +1,96 @@
+"""Pair features, the fitted model and its calibration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from redstring.consolidation.calibration import DEFAULT_MODELS
+from redstring.consolidation.scoring import (
+    FEATURE_NAMES,
+    Band,
+    fit_logistic,
+    pair_features,
+    profile,
+)
+from redstring.testing.factories import make_entity
+
+PAIR = np.asarray([[0, 1]], dtype=np.int64)
+
+
+def _probability(left: dict, right: dict, kind: str = "person") -> float:  # type: ignore[type-arg]
+    profiles = [profile(make_entity(**left)), profile(make_entity(**right))]
+    return float(DEFAULT_MODELS[kind].probability(pair_features(profiles, PAIR))[0])
+
+
+BASE = {"name": "thomas clifford", "properties": {"dob": "1630-08-01", "birth_place": "devon"}}
+
+
+def test_agreeing_date_of_birth_raises_the_probability() -> None:
+    """Catches a sign error on the date features of the shipped person model."""
+    same = _probability(BASE, BASE | {"name": "tom clifford"})
+    other_dob = _probability(
+        BASE, {"name": "tom clifford", "properties": {"dob": "1712-03-09", "birth_place": "devon"}}
+    )
+    assert same > other_dob
+
+
+def test_closer_names_never_score_lower() -> None:
+    """Catches name similarity pulling the wrong way, in both shipped models."""
+    cases = (
+        ("person", "person", ["thomas clifford", "thomas cliford", "thomas smith", "mary jones"]),
+        ("organization", "organization", ["Akzo N.V.", "AKZO", "Akzo Nobil", "Unilever"]),
+    )
+    for kind, entity_type, names in cases:
+        left = {"name": names[0], "entity_type": entity_type}
+        scores = [_probability(left, {"name": n, "entity_type": entity_type}, kind) for n in names]
+        assert scores == sorted(scores, reverse=True), (kind, scores)
+
+
+def test_missing_field_is_not_the_same_as_a_disagreeing_field() -> None:
+    """Catches encoding 'absent' as 'different'."""
+    profiles = [profile(make_entity(name="a b", properties={"dob": "1900-01-01"})),
+                profile(make_entity(name="a b"))]  # fmt: skip
+    row = dict(zip(FEATURE_NAMES, pair_features(profiles, PAIR)[0].tolist(), strict=True))
+    assert row["dob_both"] == 0.0
+    assert row["dob_exact"] == 0.0
+
+
+def test_fit_is_deterministic_and_finds_the_signal() -> None:
+    """Catches a fit that depends on a random start or ignores its input."""
+    rng = np.random.default_rng(7)
+    x = rng.random((400, len(FEATURE_NAMES)))
+    y = (x[:, 0] + 0.1 * rng.standard_normal(400)) > 0.5
+    first = fit_logistic(x, y)
+    assert fit_logistic(x.copy(), y.copy()) == first
+    weights, _ = first
+    assert weights[0] == max(weights)
+
+
+def test_bands_follow_the_thresholds() -> None:
+    model = DEFAULT_MODELS["person"]
+    assert model.band(model.upper) is Band.MERGE
+    assert model.band((model.upper + model.lower) / 2) in (Band.GREY, Band.MERGE)
+    assert model.band(model.lower / 2) is Band.DISTINCT
+
+
+def test_agreement_weights_are_never_negative() -> None:
+    """Catches an unconstrained fit: agreement that lowers the probability.
+
+    Column 0 (name_jw) is made anti-correlated with the label; the fit must pin it
+    to 0 rather than learn a negative weight.
+    """
+    rng = np.random.default_rng(3)
+    x = rng.random((300, len(FEATURE_NAMES)))
+    y = x[:, 1] > 0.5
+    x[:, 0] = 1.0 - x[:, 1]
+    weights, _ = fit_logistic(x, y)
+    assert weights[0] == 0.0
+    assert (
+        min(w for w, n in zip(weights, FEATURE_NAMES, strict=True) if not n.endswith("_both")) >= 0
+    )
+
+
+def test_a_one_class_sample_is_refused() -> None:
+    with pytest.raises(ValueError, match="both"):
+        fit_logistic(np.zeros((3, len(FEATURE_NAMES))), np.ones(3, dtype=bool))
