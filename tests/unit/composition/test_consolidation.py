@@ -181,3 +181,16 @@ async def test_undoing_every_merge_newest_first_restores_any_graph(
     for merge_id in reversed(report.merge_ids):
         await consolidator.undo(merge_id, tenant)
     assert await snapshot(workspace, tenant) == before
+
+
+async def test_incremental_consolidation_finds_a_duplicate_under_the_extra_key_families() -> None:
+    """ "Lovelace, Ada" shares no prefix or soundex key with "Ada Lovelace"; only the
+    resolution families (here the date-of-birth key) bring them together, so the
+    store must have filed the stored entity under them at ingestion."""
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    await fill(workspace, tenant, [{"id": "1", "name": "Ada Lovelace", "dob": "1815-12-10"}])
+    stored = {e.id for e in await workspace.graph.list_entities(tenant)}
+    await fill(workspace, tenant, [{"id": "2", "name": "Lovelace, Ada", "dob": "1815-12-10"}])
+    new = [e.id for e in await workspace.graph.list_entities(tenant) if e.id not in stored]
+    report = await Consolidator(workspace).consolidate_new(tenant, new)
+    assert report.merges == 1
