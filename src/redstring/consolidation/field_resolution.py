@@ -1,8 +1,11 @@
 """Which member is canonical, and what the merged entity's fields become.
 
-Canonical: the member with the most provenance (the best-attested observation),
-then the highest confidence, then the smallest id string, so the choice never
-depends on the order members arrive in.
+Canonical: the member whose name form is best attested across the cluster (the
+provenance of every member spelling it the same way, normalized), then the member
+with the most provenance of its own, then the highest confidence, then the smallest
+id string, so the choice never depends on the order members arrive in. Voting on
+the name first keeps one misspelt record ("Charles Babage") from naming a cluster
+that two sources spell "Charles Babbage".
 
 Merged fields: the canonical's name, type and normalized name; the union of
 properties where the canonical's value wins and every differing value is kept
@@ -35,7 +38,11 @@ def canonical_order_key(entity: Entity) -> tuple[int, float, str]:
 def choose_canonical(members: Sequence[Entity]) -> Entity:
     if not members:
         raise InvalidInputError("a cluster has at least one member")
-    return min(members, key=canonical_order_key)
+    support: dict[str, int] = {}
+    for member in members:
+        name = member.normalized_name
+        support[name] = support.get(name, 0) + max(1, len(member.provenance))
+    return min(members, key=lambda m: (-support[m.normalized_name], *canonical_order_key(m)))
 
 
 @dataclass(frozen=True)

@@ -44,3 +44,16 @@ def test_merged_fields_keep_every_value_and_record_conflicts() -> None:
     assert len(merged.provenance) == 2
     assert set(a.blocking_keys) | set(b.blocking_keys) == set(merged.blocking_keys)
     assert merged.confidence == 1.0
+
+
+def test_the_best_attested_spelling_names_the_cluster() -> None:
+    """One misspelt record must not name a cluster that two sources spell alike, even
+    when the misspelt record alone carries the most provenance."""
+    typo = make_entity(entity_id=_id(1), name="Charles Babage")
+    typo.provenance.append(make_provenance("again"))
+    typo.provenance.append(make_provenance("and again"))
+    right = [make_entity(entity_id=_id(n), name="Charles Babbage") for n in (2, 3)]
+    for member in right:
+        member.provenance.append(make_provenance("second"))
+    for order in permutations([typo, *right]):
+        assert choose_canonical(order).name == "Charles Babbage"
