@@ -162,10 +162,14 @@ NAMES = ["Ada Lovelace", "Ada Lovelace", "Charles Babbage", "Charles Babbage", "
 async def test_undoing_every_merge_newest_first_restores_any_graph(
     picks: list[str], edges: list[tuple[int, int]]
 ) -> None:
-    """Property: whatever duplicates and edges, consolidate then undo all = the start."""
+    """Property: whatever duplicates and edges, consolidate then undo all = the start;
+    and a second tenant holding the same records is never touched at any step."""
     workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    bystander = TenantId(uuid4())
     rows = [{"id": str(i), "name": name, "dob": "1815"} for i, name in enumerate(picks)]
     await fill(workspace, tenant, rows)
+    await fill(workspace, bystander, rows)
+    untouched = await snapshot(workspace, bystander)
     entities = await workspace.graph.list_entities(tenant)
     await workspace.graph.upsert_relationships(
         [
@@ -178,9 +182,11 @@ async def test_undoing_every_merge_newest_first_restores_any_graph(
     before = await snapshot(workspace, tenant)
     consolidator = Consolidator(workspace)
     report = await consolidator.consolidate(tenant)
+    assert await snapshot(workspace, bystander) == untouched
     for merge_id in reversed(report.merge_ids):
         await consolidator.undo(merge_id, tenant)
     assert await snapshot(workspace, tenant) == before
+    assert await snapshot(workspace, bystander) == untouched
 
 
 async def test_incremental_consolidation_finds_a_duplicate_under_the_extra_key_families() -> None:
