@@ -194,13 +194,18 @@ def main() -> int:
     args = parser.parse_args()
     chosen = [d for d in DEFECTS if args.only in (None, d.group)]
     red = 0
+    red_by_group: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="redstring-defects-") as tmp:
         for defect in chosen:
             went_red = run(defect, Path(tmp))
             red += went_red
+            red_by_group[defect.group] = red_by_group.get(defect.group, 0) + went_red
             verdict = "RED  " if went_red else "GREEN"
             test_name = defect.test.split("::")[-1]
             print(f"{verdict}  [{defect.group}] {defect.name}  ({test_name})")
+    for group in sorted(red_by_group):
+        size = sum(1 for d in chosen if d.group == group)
+        print(f"{group}: {red_by_group[group]}/{size} red")
     print(f"{red}/{len(chosen)} red")
     return 0 if red == len(chosen) else 1
 
