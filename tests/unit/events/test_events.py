@@ -47,7 +47,8 @@ def test_every_event_round_trips_through_a_new_event_unchanged() -> None:
             tenant_id=T,
             model="m",
             dimension=2,
-            vectors=[EmbeddedEntity(entity_id=ada.id, entity_type="person", vector=[0.1, 0.2])],
+            # float32-exact components: the log keeps vectors as float32.
+            vectors=[EmbeddedEntity(entity_id=ada.id, entity_type="person", vector=[0.5, -0.25])],
         ),
         EntitiesMerged.build(
             tenant_id=T,
@@ -149,3 +150,41 @@ def test_a_merge_without_a_snapshot_of_a_merged_entity_is_refused() -> None:
             entities_before=[a],
             relationships_before=[],
         )
+
+
+def test_vectors_are_packed_float32_in_the_log_and_unpack_to_float32_values() -> None:
+    """Catches the JSON-float encoding coming back (8 KB per 384-d vector)."""
+    vector = [((i * 7919) % 1000) / 999.0 - 0.5 for i in range(384)]
+    event = EntitiesEmbedded(
+        tenant_id=T,
+        model="m",
+        dimension=384,
+        vectors=[EmbeddedEntity(entity_id=uuid4(), entity_type="person", vector=vector)],
+    )
+    envelope = event.to_new_event()
+    assert envelope.schema_version == 2
+    packed = envelope.model_dump_json()
+    assert len(packed) < 2400
+    decoded = decode(NewEvent.model_validate_json(packed), T)
+    assert isinstance(decoded, EntitiesEmbedded)
+    [item] = decoded.vectors
+    assert item.vector == pytest.approx(vector, abs=1e-7)
+
+
+def test_a_version_1_record_with_json_float_vectors_still_decodes() -> None:
+    """Old logs must keep replaying after the packing change."""
+    entity_id = uuid4()
+    old = NewEvent(
+        event_type="EntitiesEmbedded",
+        schema_version=1,
+        payload={
+            "model": "m",
+            "dimension": 2,
+            "vectors": [
+                {"entity_id": str(entity_id), "entity_type": "person", "vector": [0.1, 0.2]}
+            ],
+        },
+    )
+    decoded = decode(old, T)
+    assert isinstance(decoded, EntitiesEmbedded)
+    assert decoded.vectors[0].vector == [0.1, 0.2]
