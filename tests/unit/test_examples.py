@@ -36,11 +36,19 @@ def test_the_end_to_end_example_runs_and_retrieves() -> None:
     assert "'Acme Corp': ACME Corporation" in result.stdout
 
 
-def test_the_retrieval_how_to_example_runs() -> None:
+def run_how_to(page: str) -> str:
     """A how-to whose example no longer runs is worse than none."""
-    text = (EXAMPLES.parent / "how-to" / "retrieve-entities.md").read_text(encoding="utf-8")
+    text = (EXAMPLES.parent / "how-to" / page).read_text(encoding="utf-8")
     code = text.split("```python\n", 1)[1].split("```", 1)[0]
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
-    assert result.stdout.startswith("Ada Lovelace ")
+    return result.stdout
+
+
+def test_the_retrieval_how_to_example_runs() -> None:
+    assert run_how_to("retrieve-entities.md").startswith("Ada Lovelace ")
+
+
+def test_the_consolidation_how_to_example_runs() -> None:
+    assert run_how_to("consolidate.md") == "1 merge; 2 entities\nafter undo: 3 entities\n"
