@@ -4,15 +4,19 @@ Generated, not hand-tuned. Command (figures it printed, train split only):
 
     uv run python bench/resolution.py --fit
 
-- person: logistic regression on 1,762,648 candidate pairs (98,975 matches) of the
+- person: logistic regression on 1,763,984 candidate pairs (106,995 matches) of the
   people train split (25,295 records, 2,578 clusters). `upper` = the grid value with
-  the best end-to-end train pairwise F1 after clustering (0.5 -> F1 0.9233; 0.3 ->
-  0.9166, 0.6 -> 0.9226, 0.7 -> 0.9157, 0.9 -> 0.8852). `lower` = the probability
-  below which 1% of train matches fall (0.0078): the grey band holds the other
-  matches the model is unsure of. Agreement weights are constrained >= 0
-  (`scoring.MONOTONE_FEATURES`).
+  the best end-to-end train pairwise F1 after clustering (0.7 -> F1 0.9358; 0.5 ->
+  0.9341, 0.6 -> 0.9354, 0.8 -> 0.9250, 0.9 -> 0.9019). Agreement weights are
+  constrained >= 0 (`scoring.MONOTONE_FEATURES`).
+- `lower` is set by an adjudication budget, not by recall: the smallest threshold
+  whose grey band (`lower <= p < upper`) holds at most 0.2% of the train candidate
+  pairs (`GREY_BUDGET` in the bench). person: 0.5837 (3,525 train pairs, 2,210 of
+  them matches); the old rule (1% of matches below `lower`) put 7.8% of candidates
+  -- 137,849 test pairs -- in the band.
 - organization: the same on the patstat train split (1,486 records, 51 clusters,
-  3,394 candidate pairs, 3,250 matches); `upper` 0.8, `lower` 0.5638.
+  3,394 candidate pairs, 3,246 matches); `upper` 0.8 (train F1 0.9879), `lower`
+  0.7978 (1 train pair in the band).
 - other: the organisation model (names only), for types that are neither. No gold
   set exists for them; name-only evidence is the honest default.
 
@@ -31,56 +35,66 @@ DEFAULT_MODELS: dict[str, MatchModel] = {
     "person": MatchModel(
         kind="person",
         weights=(
+            0.120031,
             0.0,
-            0.482065,
             0.0,
             0.0,
-            5.191523,
+            5.852368,
             0.0,
-            3.753283,
-            0.74133,
-            1.793145,
-            3.428312,
-            -2.672539,
-            3.742919,
-            2.940163,
-            4.731592,
-            -1.342027,
-            4.222756,
-            5.314055,
-            -2.703186,
-            2.518875,
-            4.886893,
-            -0.640176,
-            0.505435,
-            -1.550707,
-            3.572705,
-            -2.593157,
-            0.445065,
-            -4.081186,
-            5.70968,
+            0.04213,
+            2.680952,
+            0.0,
+            0.0,
+            4.287389,
+            0.296878,
+            2.440751,
+            -2.802008,
+            4.111427,
+            2.79938,
+            4.683799,
+            2.25083,
+            -1.306878,
+            3.496861,
+            4.21905,
+            1.502625,
+            -2.618248,
+            2.438834,
+            4.297985,
+            -0.74245,
+            0.66387,
+            -1.599848,
+            4.184225,
+            -3.452109,
+            1.670566,
+            -4.381023,
+            4.478402,
             0.0,
             0.0,
             0.0,
             0.0,
         ),
-        intercept=-8.972861,
-        upper=0.5,
-        lower=0.0078,
+        intercept=-6.410854,
+        upper=0.7,
+        lower=0.5837,
     ),
     "organization": MatchModel(
         kind="organization",
         weights=(
-            0.54901,
-            3.946422,
-            0.031824,
-            1.612933,
+            0.575244,
+            4.068591,
+            0.03119,
+            1.603249,
             0.0,
-            2.427626,
-            5.789471,
-            2.36171,
-            2.112308,
-            0.687986,
+            2.458954,
+            5.809628,
+            0.0,
+            2.439247,
+            2.064425,
+            0.702955,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
             0.0,
             0.0,
             0.0,
@@ -104,23 +118,28 @@ DEFAULT_MODELS: dict[str, MatchModel] = {
             0.0,
             0.0,
         ),
-        intercept=-8.22964,
+        intercept=-8.428397,
         upper=0.8,
-        lower=0.5638,
+        lower=0.7978,
     ),
     "other": MatchModel(
         kind="other",
         weights=(
-            0.54901,
-            3.946422,
-            0.031824,
-            1.612933,
+            0.575244,
+            4.068591,
+            0.03119,
+            1.603249,
             0.0,
-            2.427626,
-            5.789471,
-            2.36171,
-            2.112308,
-            0.687986,
+            2.458954,
+            5.809628,
+            0.0,
+            2.439247,
+            2.064425,
+            0.702955,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
             0.0,
             0.0,
             0.0,
@@ -144,8 +163,8 @@ DEFAULT_MODELS: dict[str, MatchModel] = {
             0.0,
             0.0,
         ),
-        intercept=-8.22964,
+        intercept=-8.428397,
         upper=0.8,
-        lower=0.5638,
+        lower=0.7978,
     ),
 }

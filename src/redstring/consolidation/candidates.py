@@ -13,7 +13,9 @@ candidate. Two guards keep this from turning into a full scan:
   in `CandidateStats` (`blocks_split`, `blocks_starred`, `starred_memberships`,
   `guard_reasons`), so a report can say what was not compared exhaustively and why.
 
-Key families beyond the domain's `p:` / `s:` (see `FAMILY_BUILDERS`) were each
+Key families beyond the domain's `p:` / `s:` (see `FAMILY_BUILDERS`) -- name views,
+and for records with fields (people) postcode, birth place, date of birth and a
+nickname-aware first initial (`names.given_name_forms`) -- were each
 measured on the gold sets with `uv run python bench/resolution.py --blocking-report`
 (pair completeness and reduction ratio, with and without the family). Only those
 that paid for themselves are in `DEFAULT_FAMILIES`; the figures are in the comment
@@ -32,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from redstring.consolidation.fields import record_field, record_fields
-from redstring.consolidation.names import NameView, name_view, type_kind
+from redstring.consolidation.names import NameView, given_name_forms, name_view, type_kind
 from redstring.domain.blocking import TYPE_FAMILY
 from redstring.domain.exceptions import InvalidInputError
 from redstring.domain.normalization import ascii_letters, normalize_name
@@ -60,6 +62,23 @@ DOB_FAMILY = "d:"
 FIELD_NAME_FAMILY = "fs:"
 #: Record surname + date of birth fields.
 SURNAME_DOB_FAMILY = "sd:"
+
+#: Postcode without its last character ("tq13 8d"): a typo in the final letter, the
+#: commonest corruption, still meets; neighbouring units of one sector share it.
+POSTCODE_FAMILY = "pc:"
+#: Birth place + year of birth ("devon|1630").
+BIRTH_PLACE_YEAR_FAMILY = "by:"
+#: Birth place + soundex of the last name token ("devon|C324").
+BIRTH_PLACE_SURNAME_FAMILY = "bl:"
+#: Initial of each full given name the first token may stand for + soundex of the
+#: last token ("e|G650" for "Ted Green", "Edward Greene"): nickname-aware first/last.
+GIVEN_INITIAL_SURNAME_FAMILY = "gs:"
+#: Full given name the first token may stand for + soundex of the last token.
+GIVEN_NAME_SURNAME_FAMILY = "gn:"
+#: Soundex of the last name token + year of birth ("G650|1861").
+SURNAME_YEAR_FAMILY = "ly:"
+#: Date of birth with day and month swapped (only when both could be a month).
+DOB_SWAPPED_FAMILY = "dw:"
 
 CORE_PREFIX_LENGTH = 4
 
@@ -105,6 +124,61 @@ def _surname_dob(_view: NameView, entity: Entity) -> list[str]:
     return [f"{SURNAME_DOB_FAMILY}{last}|{dob}"] if last and dob else []
 
 
+def _soundex(token: str) -> str:
+    letters = ascii_letters(token)
+    return str(jellyfish.soundex(letters)) if letters else ""
+
+
+def _year(dob: str | None) -> str:
+    return dob[:4] if dob and dob[:4].isdigit() and len(dob) >= 4 else ""
+
+
+def _postcode(_view: NameView, entity: Entity) -> list[str]:
+    value = record_field(entity, "postcode")
+    return [POSTCODE_FAMILY + value[:-1]] if value and len(value) >= 5 else []
+
+
+def _birth_place_year(_view: NameView, entity: Entity) -> list[str]:
+    place, year = record_field(entity, "birth_place"), _year(record_field(entity, "dob"))
+    return [f"{BIRTH_PLACE_YEAR_FAMILY}{place}|{year}"] if place and year else []
+
+
+def _birth_place_surname(view: NameView, entity: Entity) -> list[str]:
+    place = record_field(entity, "birth_place")
+    code = _soundex(view.tokens[-1]) if view.tokens else ""
+    return [f"{BIRTH_PLACE_SURNAME_FAMILY}{place}|{code}"] if place and code else []
+
+
+def _given_initial_surname(view: NameView, _entity: Entity) -> list[str]:
+    if len(view.tokens) < 2 or not (code := _soundex(view.tokens[-1])):
+        return []
+    initials = sorted({name[0] for name in given_name_forms(view.tokens[0])})
+    return [f"{GIVEN_INITIAL_SURNAME_FAMILY}{i}|{code}" for i in initials]
+
+
+def _given_name_surname(view: NameView, _entity: Entity) -> list[str]:
+    if len(view.tokens) < 2 or not (code := _soundex(view.tokens[-1])):
+        return []
+    names = sorted(given_name_forms(view.tokens[0]))
+    return [f"{GIVEN_NAME_SURNAME_FAMILY}{n}|{code}" for n in names]
+
+
+def _surname_year(view: NameView, entity: Entity) -> list[str]:
+    code = _soundex(view.tokens[-1]) if view.tokens else ""
+    year = _year(record_field(entity, "dob"))
+    return [f"{SURNAME_YEAR_FAMILY}{code}|{year}"] if code and year else []
+
+
+def _dob_swapped(_view: NameView, entity: Entity) -> list[str]:
+    value = record_field(entity, "dob")
+    if not value or len(value) != 10:
+        return []
+    month, day = value[5:7], value[8:10]
+    if day == month or not ("01" <= day <= "12"):
+        return []
+    return [f"{DOB_SWAPPED_FAMILY}{value[:4]}-{day}-{month}"]
+
+
 FAMILY_BUILDERS: dict[str, Callable[[NameView, Entity], list[str]]] = {
     CORE_PREFIX_FAMILY: _core_prefix,
     SORTED_TOKENS_FAMILY: _sorted_tokens,
@@ -114,6 +188,13 @@ FAMILY_BUILDERS: dict[str, Callable[[NameView, Entity], list[str]]] = {
     DOB_FAMILY: _dob,
     FIELD_NAME_FAMILY: _field_names,
     SURNAME_DOB_FAMILY: _surname_dob,
+    POSTCODE_FAMILY: _postcode,
+    BIRTH_PLACE_YEAR_FAMILY: _birth_place_year,
+    BIRTH_PLACE_SURNAME_FAMILY: _birth_place_surname,
+    GIVEN_INITIAL_SURNAME_FAMILY: _given_initial_surname,
+    GIVEN_NAME_SURNAME_FAMILY: _given_name_surname,
+    SURNAME_YEAR_FAMILY: _surname_year,
+    DOB_SWAPPED_FAMILY: _dob_swapped,
 }
 
 #: Families used by default, chosen on the train splits with
@@ -122,23 +203,40 @@ FAMILY_BUILDERS: dict[str, Callable[[NameView, Entity], list[str]]] = {
 #:
 #:   people train (25,295 records)        PC      pairs   | orgs train (1,486)   PC    pairs
 #:   domain p:+s: only                   0.4559   921,156 |                   0.6382  3,164
-#:   default c: l: d: a:                 0.8635 1,762,845 |                   0.7105  3,394
-#:   default without c:                  0.8623 1,727,815 |                   0.6923  3,277
-#:   default without l:                  0.7080 1,637,499 |                   0.6583  3,303
-#:   default without d:                  0.8235 1,534,771 |                   0.7105  3,394
-#:   default without a:                  0.8335 1,336,140 |                   0.7099  3,387
-#:   default + k: / fl: / fs: / sd:      0.8636 / 0.8635 / 0.8635 / 0.8635 (+0..42 pairs);
+#:   previous default c: l: d: a:        0.8635 1,762,845 |                   0.7105  3,394
+#:   default (+ pc: by: bl: gs: ly:)     0.9270 1,799,363 |                   0.7105  3,398
+#:   default without c:                  0.9262 1,764,436 |                   0.6923  3,281
+#:   default without l:                  0.9038 1,696,207 |                   0.6583  3,309
+#:   default without d:                  0.9191 1,575,878 |                   0.7105  3,398
+#:   default without a:                  0.9202 1,383,478 |                   0.7104  3,395
+#:   default without pc:                 0.9010 1,790,809 |                   0.7105  3,398
+#:   default without by:                 0.9180 1,788,008 |                   0.7105  3,398
+#:   default without bl:                 0.9222 1,798,071 |                   0.7105  3,398
+#:   default without gs:                 0.9238 1,789,692 |                   0.7105  3,394
+#:   default without ly:                 0.9256 1,796,353 |                   0.7105  3,398
+#:   default + k: / fl: / fs: / sd: / gn: / dw:   0.9270-0.9271 (+0..38 pairs);
 #:                                       orgs unchanged 0.7105
 #:
-#: Kept: `l:` (+15.6 pts people, +5.2 orgs), `d:` (+4.0 people), `a:` (+3.0 people),
-#: `c:` (+1.8 orgs). Dropped: `k:`, `fl:`, `fs:`, `sd:`, which add nothing once the
-#: kept ones are in. (Orgs train PC is capped by "N.V. Philips' Gloeilampenfabrieken"
-#: vs "Koninklijke Philips": same gold identity, no shared name evidence.)
+#: The five record-aware families added together cost 2% more pairs for +6.4 pts of
+#: people PC: `pc:` (+2.6), `by:` (+0.9), `bl:` (+0.5), `gs:` (+0.3), `ly:` (+0.1).
+#: Measured before "baronet"/"bt" joined `names.PERSON_NOISE`. A separate
+#: ablation showed what did not pay: soundex of the last token alone (+0.6 pts for
+#: +265k pairs), year+month / year+day / month+day of birth (+0.3..0.6 pts for
+#: +120k..230k pairs each). `dw:` (swapped day/month) adds nothing; filing it under
+#: `d:` instead *lost* PC, because the extra members pushed "yyyy-01-01" blocks over
+#: the guard and they were split. Dropped: `k:`, `fl:`, `fs:`, `sd:`, `gn:`, `dw:`.
+#: (Orgs train PC is capped by "N.V. Philips' Gloeilampenfabrieken" vs "Koninklijke
+#: Philips": same gold identity, no shared name evidence.)
 DEFAULT_FAMILIES: tuple[str, ...] = (
     CORE_PREFIX_FAMILY,
     LAST_TOKEN_FAMILY,
     DOB_FAMILY,
     INITIALS_FAMILY,
+    POSTCODE_FAMILY,
+    BIRTH_PLACE_YEAR_FAMILY,
+    BIRTH_PLACE_SURNAME_FAMILY,
+    GIVEN_INITIAL_SURNAME_FAMILY,
+    SURNAME_YEAR_FAMILY,
 )
 
 #: Largest block scored exhaustively (pairs grow with its square: 300 -> ~45k).

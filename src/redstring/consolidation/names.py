@@ -43,7 +43,7 @@ PERSON_NOISE = frozenset(
         "sir", "dame", "lord", "lady", "mr", "mrs", "ms", "miss", "dr", "prof", "rev",
         "saint", "st", "baron", "baroness", "earl", "count", "countess", "duke", "duchess",
         "king", "queen", "prince", "princess", "viscount", "marquess", "jr", "sr", "of",
-        "the",
+        "the", "baronet", "bt", "bart", "esq", "hon",
     }
 )  # fmt: skip
 
@@ -116,3 +116,122 @@ class NameView:
 def name_view(name: str, kind: str) -> NameView:
     tokens = tuple(core_tokens(name, kind))
     return NameView(normalized=normalize_name(name), tokens=tokens, core=" ".join(tokens))
+
+
+#: Common English given names and the familiar forms that stand for them, written
+#: for this project (not copied from any published list). A form may stand for
+#: more than one name ("bert": albert, herbert, ...); `given_name_forms` returns them
+#: all, so two first names agree when their form sets meet.
+_GIVEN_NAME_FORMS: dict[str, tuple[str, ...]] = {
+    "abraham": ("abe",),
+    "albert": ("al", "bert", "bertie"),
+    "alexander": ("alex", "alec", "sandy", "sandie", "alick"),
+    "alfred": ("alf", "alfie", "fred", "freddie", "freddy"),
+    "andrew": ("andy", "drew", "dandy"),
+    "anthony": ("tony", "antony"),
+    "archibald": ("archie", "archy", "baldie"),
+    "arthur": ("art", "artie"),
+    "augustus": ("gus", "gussie", "augustine"),
+    "benjamin": ("ben", "benny", "benjy"),
+    "bernard": ("bernie", "barney"),
+    "charles": ("charlie", "charley", "chas", "chuck", "carl"),
+    "christopher": ("chris", "kit", "kester"),
+    "daniel": ("dan", "danny"),
+    "david": ("dave", "davy", "davie", "dai"),
+    "donald": ("don", "donnie"),
+    "edmund": ("ed", "eddie", "eddy", "ned", "ted", "edmond"),
+    "edward": ("ed", "eddie", "eddy", "ned", "ted", "teddy", "neddy"),
+    "edwin": ("ed", "eddie", "ned"),
+    "ernest": ("ernie", "ern"),
+    "francis": ("frank", "frankie", "fran"),
+    "frederick": ("fred", "freddie", "freddy", "fritz", "frederic"),
+    "geoffrey": ("geoff", "jeff", "jeffrey"),
+    "george": ("georgie", "geordie"),
+    "gerald": ("gerry", "jerry"),
+    "gilbert": ("gil", "bert", "gib"),
+    "gregory": ("greg",),
+    "harold": ("harry", "hal"),
+    "henry": ("harry", "hal", "hank", "hen", "hal"),
+    "herbert": ("herb", "bert", "bertie"),
+    "hugh": ("hughie", "hugo"),
+    "isaac": ("ike", "zac"),
+    "jacob": ("jake", "jack"),
+    "james": ("jim", "jimmy", "jamie", "jem", "jas", "jimmie"),
+    "john": ("jack", "johnny", "jackie", "jock", "jon", "johnnie"),
+    "joseph": ("joe", "joey", "jos", "jo"),
+    "kenneth": ("ken", "kenny"),
+    "lawrence": ("larry", "laurie", "laurence", "lawrie"),
+    "leonard": ("len", "lenny", "leo"),
+    "matthew": ("matt", "mat", "matty"),
+    "michael": ("mike", "mick", "micky", "mickey", "mich"),
+    "nathaniel": ("nat", "nathan", "nate"),
+    "nicholas": ("nick", "nicky", "nico", "nic"),
+    "oliver": ("ollie", "noll"),
+    "patrick": ("pat", "paddy", "patsy"),
+    "peter": ("pete",),
+    "philip": ("phil", "pip", "phillip"),
+    "ralph": ("rafe",),
+    "raymond": ("ray",),
+    "reginald": ("reg", "reggie", "rex"),
+    "richard": ("dick", "rick", "ricky", "rich", "richie", "dickie", "dicky"),
+    "robert": ("bob", "bobby", "rob", "robbie", "robin", "bert", "bertie", "rab"),
+    "roger": ("hodge", "rodge"),
+    "ronald": ("ron", "ronnie"),
+    "samuel": ("sam", "sammy", "sammie"),
+    "stephen": ("steve", "stevie", "steven"),
+    "theodore": ("theo", "ted", "teddy"),
+    "thomas": ("tom", "tommy", "thom", "tam", "tommie"),
+    "timothy": ("tim", "timmy"),
+    "walter": ("walt", "wally", "wat"),
+    "william": ("will", "willie", "willy", "bill", "billy", "bill", "liam", "wil"),
+    "abigail": ("abby", "nabby"),
+    "agnes": ("aggie", "nessie", "nancy"),
+    "alice": ("alicia", "allie", "ally", "elsie"),
+    "ann": ("anne", "annie", "nan", "nancy", "nanny", "anna", "hannah"),
+    "barbara": ("babs", "barbie"),
+    "catherine": ("kate", "katie", "kitty", "kit", "cathy", "kathleen", "katharine",
+                  "katherine", "kathy", "kay", "cath"),
+    "charlotte": ("lottie", "lotty", "charlie"),
+    "christina": ("chris", "chrissie", "christine", "tina", "kirsty"),
+    "dorothy": ("dolly", "dot", "dottie", "dora", "dorothea"),
+    "eleanor": ("ellie", "nell", "nellie", "nelly", "elinor", "ella", "nora"),
+    "elizabeth": ("eliza", "liz", "lizzie", "lizzy", "beth", "bess", "bessie", "betsy",
+                  "betty", "libby", "elsie", "lisa", "bette", "elisabeth"),
+    "emily": ("emmy", "millie", "em", "emilie"),
+    "florence": ("flo", "florrie", "flossie"),
+    "frances": ("fanny", "fran", "frankie", "franny"),
+    "helen": ("nell", "nellie", "ellen", "lena", "helena"),
+    "isabella": ("bella", "isabel", "izzy", "ibby", "isobel"),
+    "jane": ("jenny", "jennie", "janet", "jean", "jeannie", "janey", "jessie"),
+    "margaret": ("maggie", "meg", "peggy", "madge", "marge", "margery", "marjorie", "maisie",
+                 "greta", "daisy", "peg", "mamie", "margot", "meta"),
+    "martha": ("mattie", "matty", "patty", "patsy", "marty"),
+    "mary": ("molly", "polly", "mamie", "mae", "marie", "maria", "may", "minnie", "mollie",
+             "mimi"),
+    "matilda": ("tilly", "tillie", "maud", "maude", "mattie"),
+    "rebecca": ("becky", "becca", "reba"),
+    "sarah": ("sally", "sal", "sadie", "sara"),
+    "susan": ("sue", "susie", "suzy", "sukey", "susanna", "susannah"),
+    "victoria": ("vicky", "vickie", "tori"),
+    "wilhelmina": ("mina", "minnie", "willa", "wilma"),
+}  # fmt: skip
+
+
+def _invert_forms(table: dict[str, tuple[str, ...]]) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for name, forms in table.items():
+        for form in (name, *forms):
+            out.setdefault(form, set()).add(name)
+    return {form: frozenset(names) for form, names in out.items()}
+
+
+_NAMES_FOR_FORM = _invert_forms(_GIVEN_NAME_FORMS)
+
+
+def given_name_forms(token: str) -> frozenset[str]:
+    """The full given names `token` may stand for; the token itself when none is known.
+
+    "ted" -> {edmund, edward, theodore}, "edward" -> {edward}, "zebedee" -> {zebedee}.
+    Two first names are nickname-equivalent when their form sets intersect.
+    """
+    return _NAMES_FOR_FORM.get(token, frozenset({token})) if token else frozenset()

@@ -1,8 +1,11 @@
 """Pair features and the fitted match model.
 
 Each candidate pair becomes a feature vector (`FEATURE_NAMES`): name similarities
-(Jaro-Winkler, token-set / token-sort overlap, first/last token, initials), record
-fields when both sides have them (`fields.FIELD_ALIASES`), embedding cosine when
+(Jaro-Winkler, token-set / token-sort overlap, first/last token, initials, nickname-
+aware first name via `names.given_name_forms`, soundex of the last token, and
+token-sort agreement of two multi-token names as an interaction), record fields when
+both sides have them (`fields.FIELD_ALIASES`, with partial agreements: year, one
+edit, day/month swapped for dates; district and sector for postcodes), embedding cosine when
 both have vectors, and shared-neighbour overlap when both have neighbour sets.
 A field that only one side has contributes zeros, and its "both" indicator says so,
 so "missing" and "disagrees" are different evidence.
@@ -24,15 +27,16 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+import jellyfish
 import numpy as np
 import numpy.typing as npt
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import JaroWinkler, Levenshtein
 
 from redstring.consolidation.fields import record_fields
-from redstring.consolidation.names import name_view, type_kind
+from redstring.consolidation.names import given_name_forms, name_view, type_kind
 from redstring.domain.exceptions import InvalidInputError
-from redstring.domain.normalization import normalize_name
+from redstring.domain.normalization import ascii_letters, normalize_name
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -55,16 +59,21 @@ FEATURE_NAMES: tuple[str, ...] = (
     "token_set",
     "token_set_full",
     "token_sort",
+    "token_sort_multi",
     "first_jw",
     "last_jw",
     "initials_match",
+    "first_nickname",
+    "last_soundex",
     "dob_both",
     "dob_exact",
     "dob_year",
     "dob_one_edit",
+    "dob_swapped",
     "postcode_both",
     "postcode_exact",
     "postcode_district",
+    "postcode_sector",
     "birth_place_both",
     "birth_place_jw",
     "birth_place_exact",
@@ -137,6 +146,12 @@ class Profile:
     initials: str
     compact: str
     fields: dict[str, str]
+    #: Full given names the first token may stand for (`names.given_name_forms`).
+    first_forms: frozenset[str]
+    #: Soundex of the last token's ASCII letters ("" when it has none).
+    last_code: str
+    #: Number of core tokens.
+    n_tokens: int
 
 
 def profile(entity: Entity) -> Profile:
@@ -152,7 +167,15 @@ def profile(entity: Entity) -> Profile:
         initials=view.initials if len(view.tokens) >= 2 else "",
         compact=view.core.replace(" ", ""),
         fields=record_fields(entity),
+        first_forms=given_name_forms(view.tokens[0]) if view.tokens else frozenset(),
+        last_code=_soundex(view.tokens[-1]) if view.tokens else "",
+        n_tokens=len(view.tokens),
     )
+
+
+def _soundex(token: str) -> str:
+    letters = ascii_letters(token)
+    return str(jellyfish.soundex(letters)) if letters else ""
 
 
 def types_compatible(left: Profile, right: Profile) -> bool:
@@ -202,6 +225,18 @@ def _outward(value: str) -> str:
     return value.split(" ")[0] if value else ""
 
 
+def _sector(value: str) -> str:
+    """The postcode less its last character: one final-letter typo still agrees."""
+    return value[:-1] if len(value) >= 5 else ""
+
+
+def _swapped(value: str) -> str:
+    """A yyyy-mm-dd date with day and month exchanged ("" when that is no change)."""
+    if len(value) != 10 or value[5:7] == value[8:10]:
+        return ""
+    return f"{value[:4]}-{value[8:10]}-{value[5:7]}"
+
+
 def _set_jaccard(left: set[EntityId], right: set[EntityId]) -> float:
     union = len(left | right)
     return len(left & right) / union if union else 0.0
@@ -237,12 +272,25 @@ def pair_features(
     token_set = _paired(fuzz.token_set_ratio, core_l, core_r) / 100.0
     out[:, col["token_set"]] = token_set
     out[:, col["token_set_full"]] = (token_set >= 0.999).astype(np.float64)
-    out[:, col["token_sort"]] = _paired(fuzz.token_sort_ratio, core_l, core_r) / 100.0
+    token_sort = _paired(fuzz.token_sort_ratio, core_l, core_r) / 100.0
+    out[:, col["token_sort"]] = token_sort
+    # Interaction: agreement of two multi-token names says more than of two single
+    # tokens ("willie" = "willie"); the additive model cannot express that alone.
+    n_tokens = np.asarray([p.n_tokens for p in profiles], dtype=np.int64)
+    multi = (n_tokens[li] >= 2) & (n_tokens[ri] >= 2)
+    out[:, col["token_sort_multi"]] = token_sort * multi
     out[:, col["first_jw"]] = _jw(*side("first"))
     out[:, col["last_jw"]] = _jw(*side("last"))
     init_l, init_r = side("initials")
     compact_l, compact_r = side("compact")
     out[:, col["initials_match"]] = np.maximum(_equal(init_l, compact_r), _equal(compact_l, init_r))
+    forms = [p.first_forms for p in profiles]
+    out[:, col["first_nickname"]] = np.fromiter(
+        (bool(forms[i]) and not forms[i].isdisjoint(forms[j]) for i, j in pairs.tolist()),
+        dtype=np.float64,
+        count=n_pairs,
+    )
+    out[:, col["last_soundex"]] = _equal(*side("last_code"))
 
     dob_all = _field_column(profiles, "dob")
     dob_l, dob_r = dob_all[li], dob_all[ri]
@@ -253,12 +301,16 @@ def pair_features(
     out[:, col["dob_year"]] = _equal(year_all[li], year_all[ri]) * dob_both
     edits = _paired(Levenshtein.distance, dob_l, dob_r)
     out[:, col["dob_one_edit"]] = (edits == 1).astype(np.float64) * dob_both
+    swapped = np.asarray([_swapped(v) for v in dob_all], dtype=object)
+    out[:, col["dob_swapped"]] = _equal(swapped[li], dob_r)
 
     pc_all = _field_column(profiles, "postcode")
     out[:, col["postcode_both"]] = _both(pc_all[li], pc_all[ri])
     out[:, col["postcode_exact"]] = _equal(pc_all[li], pc_all[ri])
     district = np.asarray([_outward(v) for v in pc_all], dtype=object)
     out[:, col["postcode_district"]] = _equal(district[li], district[ri])
+    sector = np.asarray([_sector(v) for v in pc_all], dtype=object)
+    out[:, col["postcode_sector"]] = _equal(sector[li], sector[ri])
 
     bp_all = _field_column(profiles, "birth_place")
     bp_both = _both(bp_all[li], bp_all[ri])

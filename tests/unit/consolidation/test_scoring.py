@@ -94,3 +94,47 @@ def test_agreement_weights_are_never_negative() -> None:
 def test_a_one_class_sample_is_refused() -> None:
     with pytest.raises(ValueError, match="both"):
         fit_logistic(np.zeros((3, len(FEATURE_NAMES))), np.ones(3, dtype=bool))
+
+
+def _row(left: dict, right: dict) -> dict[str, float]:  # type: ignore[type-arg]
+    profiles = [profile(make_entity(**left)), profile(make_entity(**right))]
+    return dict(zip(FEATURE_NAMES, pair_features(profiles, PAIR)[0].tolist(), strict=True))
+
+
+def test_nicknames_agree_on_the_first_name() -> None:
+    """Catches "Ted" vs "Edward" (low Jaro-Winkler) counting as a first-name disagreement."""
+    assert _row({"name": "Ted Green"}, {"name": "Edward Greene"})["first_nickname"] == 1.0
+    assert _row({"name": "Bill Green"}, {"name": "Edward Greene"})["first_nickname"] == 0.0
+    assert _row({"name": "Zebedee Green"}, {"name": "zebedee x"})["first_nickname"] == 1.0
+
+
+def test_the_shipped_person_model_weights_the_new_partial_agreements() -> None:
+    """Catches nickname / swapped-dob / postcode-sector / multi-token evidence fitted to 0."""
+    weights = dict(zip(FEATURE_NAMES, DEFAULT_MODELS["person"].weights, strict=True))
+    for name in ("first_nickname", "dob_swapped", "postcode_sector", "token_sort_multi"):
+        assert weights[name] > 0.0, name
+
+
+def test_swapped_day_and_month_is_partial_dob_agreement() -> None:
+    """Catches a day/month swap scoring as a plain disagreement (or as exact)."""
+    row = _row({"name": "a b", "properties": {"dob": "1850-03-11"}},
+               {"name": "a b", "properties": {"dob": "1850-11-03"}})  # fmt: skip
+    assert row["dob_swapped"] == 1.0
+    assert row["dob_exact"] == 0.0
+    same = _row({"name": "a b", "properties": {"dob": "1850-05-05"}},
+                {"name": "a b", "properties": {"dob": "1850-05-05"}})  # fmt: skip
+    assert same["dob_swapped"] == 0.0
+
+
+def test_postcode_sector_agrees_through_a_final_letter_typo() -> None:
+    """Catches "tq13 8df" vs "tq13 8dg" scoring as unrelated postcodes."""
+    row = _row({"name": "a b", "properties": {"postcode": "tq13 8df"}},
+               {"name": "a b", "properties": {"postcode": "tq13 8dg"}})  # fmt: skip
+    assert row["postcode_sector"] == 1.0
+    assert row["postcode_exact"] == 0.0
+
+
+def test_single_token_agreement_is_not_full_name_agreement() -> None:
+    """Catches "willie" = "willie" counting like a two-token full-name match."""
+    assert _row({"name": "willie"}, {"name": "willie"})["token_sort_multi"] == 0.0
+    assert _row({"name": "willie hine"}, {"name": "willie hine"})["token_sort_multi"] == 1.0
