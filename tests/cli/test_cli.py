@@ -9,12 +9,10 @@ import json
 import os
 import subprocess
 import sys
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
-
-if TYPE_CHECKING:
-    from pathlib import Path
+from tests.support.openai_chat_server import ChatServer, completion
 
 DOC = "Ada Lovelace worked with Charles Babbage in London.\n"
 
@@ -206,3 +204,36 @@ def test_consolidate_merges_duplicates_and_undo_merge_reverses_it(workspace: Pat
     again = redstring("undo-merge", report["merge_ids"][0], cwd=workspace)
     assert again.returncode == 1
     assert "already undone" in again.stderr
+
+
+def test_consolidate_adjudicate_asks_the_llm_endpoint_about_grey_pairs(tmp_path: Path) -> None:
+    """`--adjudicate` sends grey-band pairs to a real chat-completions endpoint and
+    merges the pair it calls the same. The demo corpus holds one grey pair."""
+    corpus = Path(__file__).resolve().parents[2] / "src" / "redstring" / "cli" / "demo"
+    assert redstring("init", "--embedder", "fake", cwd=tmp_path).returncode == 0
+    ingest = redstring("ingest", str(corpus), "--id-column", "id", cwd=tmp_path)
+    assert ingest.returncode == 0, ingest.stderr
+    plain = json.loads(redstring("consolidate", "--json", cwd=tmp_path).stdout)
+    assert plain["grey_kept_apart"] >= 1
+    undo = [redstring("undo-merge", m, cwd=tmp_path) for m in reversed(plain["merge_ids"])]
+    assert all(u.returncode == 0 for u in undo)
+    answer = completion(json.dumps({"verdicts": [{"pair": 0, "same": True}]}))
+    with ChatServer(default=answer) as server:
+        env = {
+            "REDSTRING_LLM_BASE_URL": server.base_url,
+            "REDSTRING_LLM_MODEL": "test-model",
+            "REDSTRING_LLM_API_KEY": "test",
+        }
+        result = subprocess.run(
+            [sys.executable, "-m", "redstring.cli", "consolidate", "--adjudicate", "--json"],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=300,
+            env={**os.environ, **env},
+        )
+        assert result.returncode == 0, result.stderr
+        assert len(server.requests) >= 1
+    report = json.loads(result.stdout)
+    assert report["adjudicated"].get("same", 0) >= 1
+    assert report["merged_entities"] > plain["merged_entities"]

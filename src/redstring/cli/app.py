@@ -33,6 +33,7 @@ from redstring.composition.consolidation import ConsolidationReport, Consolidato
 from redstring.composition.records import RecordMapping, import_records
 from redstring.composition.retrieval import Retriever
 from redstring.composition.workspace import DEFAULT_PATH, Workspace
+from redstring.consolidation.adjudication import LlmAdjudicator
 from redstring.domain.exceptions import InvalidInputError, NotFoundError, RedstringError
 from redstring.domain.ids import EntityId
 from redstring.domain.normalization import normalize_name
@@ -300,12 +301,20 @@ def consolidate(
     entity_type: Annotated[
         list[str] | None, typer.Option("--type", help="Only these entity types (repeatable).")
     ] = None,
+    adjudicate: Annotated[
+        bool,
+        typer.Option(
+            "--adjudicate", help="Let the LLM endpoint (REDSTRING_LLM_*) decide grey-band pairs."
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Find and merge duplicate entities. Grey-band pairs are reported, not merged."""
+    """Find and merge duplicate entities. Grey-band pairs are kept apart unless adjudicated."""
+    adjudicator = LlmAdjudicator(make_llm()) if adjudicate else None
     with open_workspace(db) as workspace:
         tenant_id = workspace.tenant(tenant)
-        report = run(Consolidator(workspace).consolidate(tenant_id, entity_types=entity_type))
+        consolidator = Consolidator(workspace, adjudicator=adjudicator)
+        report = run(consolidator.consolidate(tenant_id, entity_types=entity_type))
     if as_json:
         console.print_json(data=_report_dict(report))
         return
