@@ -170,6 +170,9 @@ def test_show_names_the_ids_when_a_name_is_ambiguous_and_says_when_unknown(
     unknown = redstring("show", "Nobody Atall", cwd=workspace)
     assert unknown.returncode == 1
     assert "no entity named 'Nobody Atall'" in unknown.stderr
+    close = redstring("show", "Ada Lovelac", cwd=workspace)
+    assert close.returncode == 1
+    assert "did you mean 'Ada Lovelace'" in close.stderr
     missing_id = redstring("neighbours", "00000000-0000-4000-8000-000000000000", cwd=workspace)
     assert missing_id.returncode == 1
     assert "no entity with id" in missing_id.stderr

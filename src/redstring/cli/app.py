@@ -399,15 +399,20 @@ async def _search(
     entity_types: list[str] | None,
 ) -> Any:
     embeddings = workspace_embedder(workspace)
+    if embeddings is None and mode is not RetrievalMode.LEXICAL:
+        raise InvalidInputError("this workspace has no embedding model; use --mode lexical")
+    retriever = _retriever(workspace, embeddings)
+    return await retriever.retrieve(query, tenant_id, k=k, entity_types=entity_types, mode=mode)
+
+
+def _retriever(workspace: Workspace, embeddings: EmbeddingProvider | None) -> Retriever:
+    """A retriever over the workspace; without a model, one fit for lexical mode only."""
     if embeddings is None:
-        if mode is not RetrievalMode.LEXICAL:
-            raise InvalidInputError("this workspace has no embedding model; use --mode lexical")
         from redstring.embeddings.fake import FakeEmbeddingProvider
 
         # Lexical mode never embeds; the provider only satisfies the constructor.
         embeddings = FakeEmbeddingProvider(dimension=workspace.vectors.dimension)
-    retriever = Retriever(embeddings=embeddings, vectors=workspace.vectors, graph=workspace.graph)
-    return await retriever.retrieve(query, tenant_id, k=k, entity_types=entity_types, mode=mode)
+    return Retriever(embeddings=embeddings, vectors=workspace.vectors, graph=workspace.graph)
 
 
 def _print_matches(query: str, matches: list[Any]) -> None:
@@ -522,7 +527,21 @@ async def resolve_entity(workspace: Workspace, tenant_id: TenantId, reference: s
     if len(exact) > 1:
         listing = ", ".join(f"{e.id} ({e.entity_type})" for e in exact)
         raise InvalidInputError(f"{reference!r} names {len(exact)} entities; pass an id: {listing}")
-    raise NotFoundError(f"no entity named {reference!r}; try `redstring search {reference!r}`")
+    close = await _lexical_suggestions(workspace, tenant_id, reference)
+    hint = f"; did you mean {', '.join(repr(name) for name in close)}?" if close else ""
+    raise NotFoundError(
+        f"no entity named {reference!r}{hint} (`redstring search {reference!r}` ranks candidates)"
+    )
+
+
+async def _lexical_suggestions(
+    workspace: Workspace, tenant_id: TenantId, reference: str
+) -> list[str]:
+    """Up to three live names close to `reference`, by the lexical channel (no model call)."""
+    result = await _retriever(workspace, None).retrieve(
+        reference, tenant_id, k=3, mode=RetrievalMode.LEXICAL
+    )
+    return list(dict.fromkeys(match.entity.name for match in result.matches))
 
 
 @app.command()
