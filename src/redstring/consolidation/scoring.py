@@ -10,6 +10,18 @@ both have vectors, and shared-neighbour overlap when both have neighbour sets.
 A field that only one side has contributes zeros, and its "both" indicator says so,
 so "missing" and "disagrees" are different evidence.
 
+Rarity: agreeing on a rare value is stronger evidence than agreeing on a common one
+("1860-01-01", "london", "politician" and "smith" are shared by many people). The
+`*_rarity` features are an exact agreement times `ln(RARITY_REFERENCE / count)`,
+floored at 0, where `count` is how many entities *in the batch being scored* carry
+that value (for `resolve_incremental`: the new entities plus the stored candidates
+fetched for them). The count is absolute, not a share of the batch, so the same value
+is the same evidence in a batch of 100 or of 100,000; and a disagreeing pair gets 0,
+so only agreement on a rare value is boosted. `names_unrelated_same_district` is an
+interaction: two names with nothing in common (no shared core token, nickname,
+surname soundex or initials) whose postcodes share a district -- the signature of
+different people filed at one institution's postcode.
+
 A logistic regression turns the vector into a match probability. Its weights are
 fitted in numpy (`fit_logistic`, Newton-Raphson with an L2 penalty: deterministic,
 no random start) on a labelled training split; the shipped constants live in
@@ -23,6 +35,7 @@ element-wise pairs in C; per-pair Python would dominate the run time.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -89,7 +102,15 @@ FEATURE_NAMES: tuple[str, ...] = (
     "neighbours_jaccard",
     "vector_both",
     "vector_cosine",
+    "dob_exact_rarity",
+    "birth_place_exact_rarity",
+    "occupation_same_rarity",
+    "surname_exact_rarity",
+    "names_unrelated_same_district",
 )
+
+#: Counts at or above this make a value's rarity 0 (see the module doc).
+RARITY_REFERENCE = 1000.0
 
 
 class Band(StrEnum):
@@ -221,6 +242,15 @@ def _equal(left: npt.NDArray[np.object_], right: npt.NDArray[np.object_]) -> Flo
     return equal.astype(np.float64)
 
 
+def _rarity(values: npt.NDArray[np.object_]) -> FloatArray:
+    """`ln(RARITY_REFERENCE / count)` of each value over the batch, floored at 0 ("" -> 0)."""
+    counts = Counter(v for v in values.tolist() if v)
+    count = np.asarray([counts[v] if v else 0 for v in values.tolist()], dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        rarity = np.log(RARITY_REFERENCE / count)
+    return np.where(count > 0, np.maximum(rarity, 0.0), 0.0)
+
+
 def _outward(value: str) -> str:
     return value.split(" ")[0] if value else ""
 
@@ -296,7 +326,9 @@ def pair_features(
     dob_l, dob_r = dob_all[li], dob_all[ri]
     dob_both = _both(dob_l, dob_r)
     out[:, col["dob_both"]] = dob_both
-    out[:, col["dob_exact"]] = _equal(dob_l, dob_r)
+    dob_exact = _equal(dob_l, dob_r)
+    out[:, col["dob_exact"]] = dob_exact
+    out[:, col["dob_exact_rarity"]] = dob_exact * _rarity(dob_all)[li]
     year_all = np.asarray([v[:4] for v in dob_all], dtype=object)
     out[:, col["dob_year"]] = _equal(year_all[li], year_all[ri]) * dob_both
     edits = _paired(Levenshtein.distance, dob_l, dob_r)
@@ -308,7 +340,8 @@ def pair_features(
     out[:, col["postcode_both"]] = _both(pc_all[li], pc_all[ri])
     out[:, col["postcode_exact"]] = _equal(pc_all[li], pc_all[ri])
     district = np.asarray([_outward(v) for v in pc_all], dtype=object)
-    out[:, col["postcode_district"]] = _equal(district[li], district[ri])
+    same_district = _equal(district[li], district[ri])
+    out[:, col["postcode_district"]] = same_district
     sector = np.asarray([_sector(v) for v in pc_all], dtype=object)
     out[:, col["postcode_sector"]] = _equal(sector[li], sector[ri])
 
@@ -316,18 +349,34 @@ def pair_features(
     bp_both = _both(bp_all[li], bp_all[ri])
     out[:, col["birth_place_both"]] = bp_both
     out[:, col["birth_place_jw"]] = _jw(bp_all[li], bp_all[ri]) * bp_both
-    out[:, col["birth_place_exact"]] = _equal(bp_all[li], bp_all[ri])
+    bp_exact = _equal(bp_all[li], bp_all[ri])
+    out[:, col["birth_place_exact"]] = bp_exact
+    out[:, col["birth_place_exact_rarity"]] = bp_exact * _rarity(bp_all)[li]
 
     for name in ("gender", "occupation"):
         values = _field_column(profiles, name)
         out[:, col[f"{name}_both"]] = _both(values[li], values[ri])
-        out[:, col[f"{name}_same"]] = _equal(values[li], values[ri])
+        same = _equal(values[li], values[ri])
+        out[:, col[f"{name}_same"]] = same
+        if name == "occupation":
+            out[:, col["occupation_same_rarity"]] = same * _rarity(values)[li]
 
     for name in ("first_name", "surname"):
         values = _field_column(profiles, name)
         both = _both(values[li], values[ri])
         out[:, col[f"{name}_both"]] = both
         out[:, col[f"{name}_jw"]] = _jw(values[li], values[ri]) * both
+        if name == "surname":
+            exact = _equal(values[li], values[ri])
+            out[:, col["surname_exact_rarity"]] = exact * _rarity(values)[li]
+
+    unrelated = (
+        (token_set < 0.5)
+        & (out[:, col["first_nickname"]] == 0.0)
+        & (out[:, col["last_soundex"]] == 0.0)
+        & (out[:, col["initials_match"]] == 0.0)
+    )
+    out[:, col["names_unrelated_same_district"]] = unrelated * same_district
 
     if ids is not None and neighbours:
         for row, (i, j) in enumerate(pairs.tolist()):
@@ -357,12 +406,18 @@ def compatible_mask(profiles: Sequence[Profile], pairs: IntArray) -> npt.NDArray
     )
 
 
+#: Features whose weight is free in sign: the `*_both` presence indicators carry
+#: "both had the field and it disagreed", and `names_unrelated_same_district` is a
+#: conflict indicator (fitted negative).
+FREE_SIGN_FEATURES = frozenset(
+    name for name in FEATURE_NAMES if name.endswith("_both") or name.startswith("names_unrelated")
+)
 #: Features whose weight must not be negative: more agreement may never lower the
 #: probability. Unconstrained, the people fit gave "exact same core name" a negative
 #: weight (identical names are where the 677 shared-name hard negatives live), so an
-#: identical name scored below a typo of it. The `*_both` presence indicators stay
-#: free: they carry "both had the field and it disagreed".
-MONOTONE_FEATURES = frozenset(name for name in FEATURE_NAMES if not name.endswith("_both"))
+#: identical name scored below a typo of it. The `*_rarity` features are >= 0 too:
+#: agreeing on a rarer value may never count less than agreeing on a commoner one.
+MONOTONE_FEATURES = frozenset(name for name in FEATURE_NAMES if name not in FREE_SIGN_FEATURES)
 
 
 def _newton(x: FloatArray, y: FloatArray, penalty: FloatArray, iterations: int) -> FloatArray:

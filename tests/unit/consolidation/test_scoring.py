@@ -8,6 +8,7 @@ import pytest
 from redstring.consolidation.calibration import DEFAULT_MODELS
 from redstring.consolidation.scoring import (
     FEATURE_NAMES,
+    MONOTONE_FEATURES,
     Band,
     fit_logistic,
     pair_features,
@@ -87,7 +88,7 @@ def test_agreement_weights_are_never_negative() -> None:
     weights, _ = fit_logistic(x, y)
     assert weights[0] == 0.0
     assert (
-        min(w for w, n in zip(weights, FEATURE_NAMES, strict=True) if not n.endswith("_both")) >= 0
+        min(w for w, n in zip(weights, FEATURE_NAMES, strict=True) if n in MONOTONE_FEATURES) >= 0
     )
 
 
@@ -138,3 +139,53 @@ def test_single_token_agreement_is_not_full_name_agreement() -> None:
     """Catches "willie" = "willie" counting like a two-token full-name match."""
     assert _row({"name": "willie"}, {"name": "willie"})["token_sort_multi"] == 0.0
     assert _row({"name": "willie hine"}, {"name": "willie hine"})["token_sort_multi"] == 1.0
+
+
+def _rows(entities: list[dict], pairs: list[tuple[int, int]]) -> list[dict[str, float]]:  # type: ignore[type-arg]
+    profiles = [profile(make_entity(**e)) for e in entities]
+    matrix = pair_features(profiles, np.asarray(pairs, dtype=np.int64))
+    return [dict(zip(FEATURE_NAMES, r.tolist(), strict=True)) for r in matrix]
+
+
+def test_agreeing_on_a_rare_value_is_stronger_evidence_than_on_a_common_one() -> None:
+    """Catches rarity ignored (every agreement the same) or boosting a disagreement."""
+    common = {"dob": "1860-01-01", "birth_place": "london", "occupation": "politician"}
+    rare = {"dob": "1630-08-01", "birth_place": "devon", "occupation": "liturgist"}
+    batch = [{"name": f"p{k} x", "properties": common} for k in range(6)]
+    batch += [{"name": "a b", "properties": rare}, {"name": "a c", "properties": rare}]
+    batch += [{"name": "a d", "properties": {"dob": "1700-02-02"}}]
+    on_common, on_rare, disagreeing = _rows(batch, [(0, 1), (6, 7), (6, 8)])
+    for name in ("dob_exact_rarity", "birth_place_exact_rarity", "occupation_same_rarity"):
+        assert on_rare[name] > on_common[name] > 0.0, name
+    assert disagreeing["dob_exact_rarity"] == 0.0
+
+
+def test_rarity_counts_values_not_shares_of_the_batch() -> None:
+    """Catches rarity that changes with batch size when the value's count does not."""
+    pair = [{"name": "a b", "properties": {"dob": "1630-08-01"}}] * 2
+    others = [{"name": f"z{k} y", "properties": {"dob": f"17{k:02d}-01-01"}} for k in range(50)]
+    small = _rows(pair, [(0, 1)])[0]["dob_exact_rarity"]
+    large = _rows(pair + others, [(0, 1)])[0]["dob_exact_rarity"]
+    assert small == large > 0.0
+
+
+def test_unrelated_names_at_one_postcode_district_are_flagged() -> None:
+    """Catches two different people at one institution's postcode scoring as a match."""
+    place = {"postcode": "se1 7sg", "birth_place": "london"}
+    flagged, related, elsewhere = _rows(
+        [
+            {"name": "a. c. pearson", "properties": place},
+            {"name": "charles raymond", "properties": place},
+            {"name": "charles raymond", "properties": place},
+            {"name": "charles raymond", "properties": {"postcode": "m1 1aa"}},
+        ],
+        [(0, 1), (1, 2), (0, 3)],
+    )
+    assert flagged["names_unrelated_same_district"] == 1.0
+    assert related["names_unrelated_same_district"] == 0.0
+    assert elsewhere["names_unrelated_same_district"] == 0.0
+    weights = dict(zip(FEATURE_NAMES, DEFAULT_MODELS["person"].weights, strict=True))
+    assert weights["names_unrelated_same_district"] < 0.0
+    for name in FEATURE_NAMES:
+        if name.endswith("_rarity"):
+            assert weights[name] > 0.0, name
