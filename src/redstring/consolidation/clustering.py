@@ -136,20 +136,9 @@ def connected_components(
     members: Iterable[str], edges: Sequence[tuple[str, str]]
 ) -> list[list[str]]:
     """Plain union-find components; used to measure what the coherence guard changes."""
-    parent: dict[str, str] = {m: m for m in members}
-
-    def find(x: str) -> str:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b in edges:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
+    roots = {m: m for m in members}
+    roots.update(_components(edges))
     groups: dict[str, list[str]] = {}
-    for m in list(parent):
-        groups.setdefault(find(m), []).append(m)
+    for member, root in roots.items():
+        groups.setdefault(root, []).append(member)
     return sorted((sorted(g) for g in groups.values()), key=lambda c: c[0])
