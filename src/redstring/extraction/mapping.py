@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from redstring.domain.entity import Entity
 from redstring.domain.ids import (
@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 #: Confidence of a mention whose extractor stated none: the domain types' default.
 UNSTATED_CONFIDENCE = 1.0
+
+#: What `merge_observations` merges: an entity or a relationship, never a mix.
+Observation = TypeVar("Observation", Entity, Relationship)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,22 +86,11 @@ def _union_properties(
     return {**right, **left}
 
 
-def merge_entities(first: Entity, other: Entity) -> Entity:
-    """Two observations of one id: union provenance, max confidence, union properties."""
+def merge_observations(first: Observation, other: Observation) -> Observation:
+    """Two observations of one id (entity or relationship): union provenance, max
+    confidence, union properties with the first observation's value kept."""
     if first.id != other.id:
-        raise ValueError("merge_entities merges observations of one id only")
-    return first.model_copy(
-        update={
-            "confidence": max(first.confidence, other.confidence),
-            "properties": _union_properties(first.properties, other.properties),
-            "provenance": _union_provenance(first.provenance, other.provenance),
-        }
-    )
-
-
-def merge_relationships(first: Relationship, other: Relationship) -> Relationship:
-    if first.id != other.id:
-        raise ValueError("merge_relationships merges observations of one id only")
+        raise ValueError(f"cannot merge observations of two ids: {first.id} and {other.id}")
     return first.model_copy(
         update={
             "confidence": max(first.confidence, other.confidence),
@@ -159,7 +151,7 @@ def map_document(
                 provenance=[provenance],
             )
             known = entities.get(entity_id)
-            entities[entity_id] = entity if known is None else merge_entities(known, entity)
+            entities[entity_id] = entity if known is None else merge_observations(known, entity)
             chunk_names.setdefault(normalized, entity_id)
             document_names.setdefault(normalized, entity_id)
 
@@ -219,9 +211,7 @@ def map_document(
             )
             known_edge = relationships.get(relationship_id)
             relationships[relationship_id] = (
-                relationship
-                if known_edge is None
-                else merge_relationships(known_edge, relationship)
+                relationship if known_edge is None else merge_observations(known_edge, relationship)
             )
 
     graph.entities = list(entities.values())

@@ -18,8 +18,10 @@ Merges apply the event's recorded result and undo restores its snapshots; see
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
+from redstring.domain.entity import Entity
+from redstring.domain.relationship import Relationship
 from redstring.events.ingest import DocumentExtracted, RecordsImported
 from redstring.events.merge import EntitiesMerged, MergeUndone, redirect_relationships
 from redstring.projections.base import Projection, find_merge
@@ -27,14 +29,16 @@ from redstring.projections.base import Projection, find_merge
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from redstring.domain.entity import Entity
     from redstring.domain.ids import EntityId, RelationshipId, TenantId
     from redstring.domain.log import RecordedEvent
-    from redstring.domain.relationship import Relationship
     from redstring.events.base import DomainEvent
     from redstring.ports.event_log import EventLog
     from redstring.ports.graph_store import GraphStore
     from redstring.projections.checkpoints import CheckpointStore
+
+
+#: What `combine_observation` combines: an entity or a relationship, never a mix.
+Observation = TypeVar("Observation", Entity, Relationship)
 
 
 class GraphProjection(Projection):
@@ -89,7 +93,7 @@ class GraphProjection(Projection):
         combined: dict[EntityId, Entity] = {}
         for entity, target in zip(entities, targets, strict=True):
             base = combined.get(target) or stored.get(target)
-            combined[target] = entity if base is None else combine_entity(base, entity)
+            combined[target] = entity if base is None else combine_observation(base, entity)
         if combined:
             await self.graph.upsert_entities(list(combined.values()), tenant)
 
@@ -100,7 +104,7 @@ class GraphProjection(Projection):
                 found = await self.graph.relationships(rel.source_id, tenant)
                 touching[rel.source_id] = {r.id: r for r in found}
             base_rel = touching[rel.source_id].get(rel.id)
-            edges.append(rel if base_rel is None else combine_relationship(base_rel, rel))
+            edges.append(rel if base_rel is None else combine_observation(base_rel, rel))
         if edges:
             await self.graph.upsert_relationships(edges, tenant)
 
@@ -125,23 +129,9 @@ class GraphProjection(Projection):
         await self.graph.upsert_relationships(merge.relationships_before, tenant)
 
 
-def combine_entity(stored: Entity, new: Entity) -> Entity:
-    """`stored` with `new`'s observation added (see the module docstring). Idempotent."""
-    return stored.model_copy(
-        update={
-            "confidence": max(stored.confidence, new.confidence),
-            "properties": {**stored.properties, **new.properties},
-            "provenance": [
-                *stored.provenance,
-                *(p for p in new.provenance if p not in stored.provenance),
-            ],
-        },
-        deep=True,
-    )
-
-
-def combine_relationship(stored: Relationship, new: Relationship) -> Relationship:
-    """`stored` with `new`'s observation added, as `combine_entity`. Idempotent."""
+def combine_observation(stored: Observation, new: Observation) -> Observation:
+    """`stored` (entity or relationship) with `new`'s observation added (see the module
+    docstring). Idempotent."""
     return stored.model_copy(
         update={
             "confidence": max(stored.confidence, new.confidence),
