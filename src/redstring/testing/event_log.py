@@ -8,15 +8,15 @@ it afterwards). Adapter-specific failure modes that need the adapter's internals
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from uuid import uuid4
 
 import pytest
 
 from redstring.domain.exceptions import ConcurrencyError, InvalidInputError, TenantMismatchError
-from redstring.domain.ids import TenantId
 from redstring.domain.log import NewEvent
+from redstring.testing.factories import TwoTenants
 
 if TYPE_CHECKING:
+    from redstring.domain.ids import TenantId
     from redstring.ports.event_log import EventLog
 
 
@@ -25,20 +25,12 @@ def event(n: int, event_type: str = "Tested") -> NewEvent:
     return NewEvent(event_type=event_type, schema_version=1, payload={"n": n, "tags": ["a"]})
 
 
-class EventLogCompliance:
+class EventLogCompliance(TwoTenants):
     """Every `EventLog` adapter subclasses this and overrides the `log` fixture."""
 
     @pytest.fixture
     def log(self) -> EventLog:
         raise NotImplementedError("override the `log` fixture with a fresh, empty log")
-
-    @pytest.fixture
-    def tenant(self) -> TenantId:
-        return TenantId(uuid4())
-
-    @pytest.fixture
-    def other(self) -> TenantId:
-        return TenantId(uuid4())
 
     # -- append and read ---------------------------------------------------------------
 

@@ -6,6 +6,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 from uuid import UUID, uuid4
 
+import pytest
+
 from redstring.domain.entity import Entity
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.provenance import Provenance
@@ -65,3 +67,16 @@ def make_relationship(
 
 def other_tenant() -> TenantId:
     return TenantId(uuid4())
+
+
+class TwoTenants:
+    """Fixtures every compliance suite needs: a tenant under test and another one
+    whose data must never show through."""
+
+    @pytest.fixture
+    def tenant(self) -> TenantId:
+        return TenantId(uuid4())
+
+    @pytest.fixture
+    def other(self) -> TenantId:
+        return TenantId(uuid4())

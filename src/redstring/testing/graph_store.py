@@ -9,26 +9,18 @@ import pytest
 
 from redstring.domain.exceptions import TenantMismatchError
 from redstring.domain.ids import EntityId, TenantId
-from redstring.testing.factories import make_entity, make_relationship
+from redstring.testing.factories import TwoTenants, make_entity, make_relationship
 
 if TYPE_CHECKING:
     from redstring.ports.graph_store import GraphStore
 
 
-class GraphStoreCompliance:
+class GraphStoreCompliance(TwoTenants):
     """Every `GraphStore` adapter subclasses this and overrides the `store` fixture."""
 
     @pytest.fixture
     def store(self) -> GraphStore:
         raise NotImplementedError("override the `store` fixture with a fresh, empty store")
-
-    @pytest.fixture
-    def tenant(self) -> TenantId:
-        return TenantId(uuid4())
-
-    @pytest.fixture
-    def other(self) -> TenantId:
-        return TenantId(uuid4())
 
     # -- entities ------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ import pytest
 from redstring.domain.exceptions import DimensionMismatchError
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.vector import VectorRecord
+from redstring.testing.factories import TwoTenants
 
 if TYPE_CHECKING:
     from redstring.ports.vector_store import VectorStore
@@ -42,21 +43,13 @@ def record(
     )
 
 
-class VectorStoreCompliance:
+class VectorStoreCompliance(TwoTenants):
     """Every `VectorStore` adapter subclasses this and overrides the `store` fixture
     with an empty store of dimension `DIMENSION`."""
 
     @pytest.fixture
     def store(self) -> VectorStore:
         raise NotImplementedError("override the `store` fixture with a fresh, empty store")
-
-    @pytest.fixture
-    def tenant(self) -> TenantId:
-        return TenantId(uuid4())
-
-    @pytest.fixture
-    def other(self) -> TenantId:
-        return TenantId(uuid4())
 
     async def test_dimension_is_reported(self, store: VectorStore) -> None:
         assert store.dimension == DIMENSION
