@@ -7,9 +7,10 @@ map to one id are merged here: provenance is the union (one record per chunk
 and span), confidence the highest seen, properties the union with the first
 value kept on a conflict (the earliest mention is the one a reader meets first).
 
-Provenance spans are *document* offsets (chunk offset + `chunk.start`), the
-first occurrence of the name in each chunk; a name the extractor did not copy
-verbatim gets a provenance without a span.
+Provenance spans are *document* offsets (chunk offset + `chunk.start`), one
+provenance per occurrence the extractor reported: mention-level evaluation and
+the text resolver's document evidence read every occurrence, not only the first.
+A name the extractor did not copy verbatim gets a provenance without a span.
 
 A relationship's endpoints are looked up by normalized name, first among the
 entities of its own chunk, then among the document's. An endpoint that was
@@ -129,16 +130,19 @@ def map_document(
             if not normalized:
                 continue
             entity_id = derived_entity_id(tenant_id, mention.entity_type, normalized)
-            span = mention.spans[0] if mention.spans else None
-            provenance = Provenance(
-                observed_at=when,
-                method=extraction.method,
-                model=extraction.model,
-                source_id=source_id,
-                chunk_index=chunk.index,
-                char_start=chunk.start + span[0] if span else None,
-                char_end=chunk.start + span[1] if span else None,
-            )
+            spans: Sequence[tuple[int, int] | None] = mention.spans or (None,)
+            provenance = [
+                Provenance(
+                    observed_at=when,
+                    method=extraction.method,
+                    model=extraction.model,
+                    source_id=source_id,
+                    chunk_index=chunk.index,
+                    char_start=chunk.start + span[0] if span else None,
+                    char_end=chunk.start + span[1] if span else None,
+                )
+                for span in spans
+            ]
             entity = Entity(
                 id=entity_id,
                 tenant_id=tenant_id,
@@ -148,7 +152,7 @@ def map_document(
                 if mention.confidence is None
                 else mention.confidence,
                 properties=_mention_properties(mention),
-                provenance=[provenance],
+                provenance=provenance,
             )
             known = entities.get(entity_id)
             entities[entity_id] = entity if known is None else merge_observations(known, entity)

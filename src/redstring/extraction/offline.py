@@ -3,7 +3,14 @@
 What it finds, per chunk, with the rule that fires first:
 
 - Money (0.9): `$`/`€`/`£` amounts, "N million dollars".
-- Date (0.9): month with day and/or year, weekdays, standalone years 1500-2099.
+- Percent (0.9): "20 %", "3.5 percent".
+- Date (0.9): decades and centuries ("the 1960s", "the early 20th century"), month
+  with day and/or year, weekdays, standalone years 1500-2099.
+- Number (0.9): digits ("6,000", "40", "2.5 million") and spelled counts ("two",
+  "forty-one"; not "one", which is mostly a pronoun).
+- Group (0.8): a lone nationality or group adjective ("American", "Soviet",
+  "Catholic"): never a Person, Location or Organization, so never fuzzy-merged.
+- Dropped: a run made only of titles and ranks ("King", "Prime Minister", "Duke").
 - Person (0.9): a capitalised run starting with a title (Mr, Dr, President, Sen., ...).
 - Organization (0.85): a run containing a suffix or keyword (Inc, Ltd, Corp, GmbH,
   University, Ministry, Party, ...), or one of a few single-word bodies (Congress).
@@ -60,8 +67,11 @@ PERSON, ORGANIZATION, LOCATION, DATE, MONEY, CONCEPT = (
     "Money",
     "Concept",
 )
-#: Every type the offline extractor can assign (the general domain's, plus Money).
-OFFLINE_ENTITY_TYPES = (PERSON, ORGANIZATION, LOCATION, DATE, MONEY, CONCEPT)
+PERCENT, NUMBER, GROUP = ("Percent", "Number", "Group")
+#: Every type the offline extractor can assign (the general domain's, plus values and groups).
+OFFLINE_ENTITY_TYPES = (
+    PERSON, ORGANIZATION, LOCATION, DATE, MONEY, PERCENT, NUMBER, GROUP, CONCEPT,
+)  # fmt: skip
 
 
 def _words(text: str) -> frozenset[str]:
@@ -75,6 +85,36 @@ TITLES = _words(
     "Imam Sheikh Minister Premier Chancellor Mayor Secretary Ambassador Chairman Chairwoman "
     "Sir Dame Lady Lord St Saint Cardinal Bishop Archbishop Commissioner Officer Detective "
     "Chief Deputy Attorney Speaker Dean"
+)
+#: Ranks and offices that name nobody on their own: a run made only of these and
+#: connectors ("King", "Prime Minister", "Duke of") is dropped, not typed Person.
+BARE_TITLES = TITLES | _words(
+    "Emperor Empress Duke Duchess Count Countess Earl Baron Baroness Viscount Marquess "
+    "Marquis Tsar Czar Sultan Caliph Khan Shah Pharaoh Prime Vice President Minister "
+    "Governor Senator Mayor Chief Executive Director Manager Coach Head Leader Commander"
+)
+#: Nationality and group adjectives ("American", "Soviet", "Catholic"): typed Group,
+#: never Person/Location/Organization, so the resolver never fuzzy-merges them.
+#: Written for this project from the country list below, plus common religious and
+#: political groups.
+DEMONYMS = _words(
+    "Afghan Albanian Algerian American Angolan Arab Arabian Argentine Argentinian Armenian "
+    "Asian Australian Austrian Bangladeshi Belgian Bolivian Bosnian Brazilian British Briton "
+    "Bulgarian Burmese Cambodian Canadian Chilean Chinese Colombian Croatian Cuban Cypriot "
+    "Czech Danish Dutch Ecuadorian Egyptian English Estonian Ethiopian European Filipino "
+    "Finnish French Georgian German Ghanaian Greek Guatemalan Haitian Hungarian Icelandic "
+    "Indian Indonesian Iranian Iraqi Irish Israeli Italian Jamaican Japanese Jordanian Kenyan "
+    "Korean Kurdish Kuwaiti Latin Latvian Lebanese Liberian Libyan Lithuanian Malaysian "
+    "Mexican Mongolian Moroccan Nepalese Nigerian Norwegian Pakistani Palestinian Panamanian "
+    "Persian Peruvian Polish Portuguese Romanian Roman Russian Rwandan Saudi Scottish Serbian "
+    "Slovak Slovenian Somali Soviet Spanish Sudanese Swedish Swiss Syrian Taiwanese Thai "
+    "Tibetan Tunisian Turkish Ugandan Ukrainian Uruguayan Venezuelan Vietnamese Welsh Yemeni "
+    "Yugoslav Zambian Zimbabwean African Africans Americans Europeans Asians Germans "
+    "Italians Russians Israelis Palestinians Arabs Jews Jewish Muslim Muslims Islamic "
+    "Christian Christians Catholic Catholics Protestant Protestants Buddhist Hindu Sikh "
+    "Republican Republicans Democrat Democrats Democratic Communist Communists Socialist "
+    "Conservative Liberal Nazi Nazis Sunni Shia Shiite Orthodox Byzantine Ottoman Anglo "
+    "Hispanic Latino Caucasian Celtic Norman Saxon Viking Mughal Han Manchu"
 )
 ORG_KEYWORDS = _words(
     "Inc Incorporated Corp Corporation Co Company Companies Ltd Limited LLC LLP PLC Plc GmbH "
@@ -199,6 +239,27 @@ _MONEY = re.compile(
     r"[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|trillion|thousand))?"
     r"|\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|trillion|thousand))?\s+"
     r"(?:dollars|euros|pounds|yen|francs|marks|rupees)\b"
+)
+_PERCENT = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s?(?:%|per ?cent\b)")
+#: Decades and centuries ("1990s", "the early 20th century"): dates at that precision.
+_DECADE = re.compile(
+    r"\b(?:the\s+)?(?:(?:early|mid|late)[- ]?\s*)?"
+    r"(?:(?:1[0-9]|20)\d0s\b|\d{1,2}(?:st|nd|rd|th)[- ]century\b)"
+)
+#: Spelled numbers; "one" is left out, it is far more often a pronoun than a count.
+_CARDINALS = sorted(
+    _words(
+        "two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+        "eighty ninety hundred thousand million billion"
+    ),
+    key=len,
+    reverse=True,
+)
+_NUMBER = re.compile(
+    r"(?<![\w.,$€£-])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w%]|,\d)"
+    r"|(?<![\w.,$€£-])\d+(?:\.\d+)?(?:\s+(?:million|billion|thousand))?(?![\w%.,]\d|[\w%])"
+    rf"|\b(?i:{'|'.join(_CARDINALS)})(?:[- ](?i:{'|'.join(_CARDINALS)}))*\b"
 )
 _SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*\s+|\n")
 _ACRONYM = re.compile(r"^(?:[A-Z]{2,6}|(?:[A-Z]\.){2,4})$")
@@ -369,7 +430,13 @@ class OfflineExtractor:
             found.append(_Found(name, entity_type, start, end, confidence))
             taken.append((start, end))
 
-        for pattern, entity_type in ((_MONEY, MONEY), (_DATE, DATE)):
+        for pattern, entity_type in (
+            (_MONEY, MONEY),
+            (_PERCENT, PERCENT),
+            (_DECADE, DATE),
+            (_DATE, DATE),
+            (_NUMBER, NUMBER),
+        ):
             for match in pattern.finditer(text):
                 if free(match.start(), match.end()):
                     add(match.group(), entity_type, match.start(), match.end(), 0.9)
@@ -400,7 +467,9 @@ class OfflineExtractor:
             run = run[1:]
         while run and (tokens[run[-1]].text in CONNECTORS or tokens[run[-1]].text == "and"):
             run = run[:-1]
-        if not run:
+        if not run or all(
+            tokens[k].bare in BARE_TITLES or tokens[k].text in CONNECTORS for k in run
+        ):
             return
         first, last = tokens[run[0]], tokens[run[-1]]
         start, end = first.start, last.end
@@ -431,7 +500,9 @@ class OfflineExtractor:
             self._classify_run(text, tokens, run[title_at:], starts, people_surnames, free, add)
             return
         before_of = tokens[run[0] - 2].text.lower() if run[0] > 1 else ""
-        if words[0] in TITLES and len(words) > 1 and words[1] not in TITLES | ORG_KEYWORDS:
+        if len(words) == 1 and words[0] in DEMONYMS:
+            entity_type, confidence = GROUP, 0.8
+        elif words[0] in TITLES and len(words) > 1 and words[1] not in TITLES | ORG_KEYWORDS:
             entity_type, confidence = PERSON, 0.9
         elif any(w in ORG_KEYWORDS for w in words[1:]) or (
             len(words) > 1 and words[0] in {"University", "Bank", "Ministry", "Department"}

@@ -136,3 +136,22 @@ def test_a_sentence_final_organisation_word_loses_its_full_stop() -> None:
     }
     assert "Science Museum" in names
     assert "Science Museum." not in names
+
+
+def test_offline_types_values_and_groups_and_drops_bare_titles() -> None:
+    """Catches: 'American' or 'King' fed to the resolver as Person/Location/Organization,
+    and counts, percentages and decades missed or typed as names."""
+    text = (
+        "The American envoy met the King and the Prime Minister on Friday. Two Soviet ships left in "
+        "the 1960s with 20 % of 6,000 crates, and Duke Ellington played."
+    )
+    found = {(f.name, f.entity_type) for f in OfflineExtractor()._find(text)}
+    assert ("American", "Group") in found
+    assert ("Soviet", "Group") in found
+    assert ("the 1960s", "Date") in found
+    assert ("20 %", "Percent") in found
+    assert ("6,000", "Number") in found
+    assert ("Two", "Number") in found
+    assert ("Duke Ellington", "Person") in found
+    names = {name for name, _ in found}
+    assert not names & {"King", "Prime Minister", "Duke"}

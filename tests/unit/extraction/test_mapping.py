@@ -108,3 +108,17 @@ def test_same_input_same_ids() -> None:
         for _ in range(2)
     ]
     assert runs[0].entities[0].id == runs[1].entities[0].id
+
+
+def test_every_reported_occurrence_gets_its_own_provenance() -> None:
+    """Catches: only the first occurrence per chunk kept, so later mentions of a name are
+    invisible to mention-level evaluation and to the resolver's document evidence."""
+    chunk = Chunk(0, "Booth met Booth.", 10, 26)
+    graph = map_document(
+        TENANT,
+        "doc-1",
+        [extraction(chunk, [EntityMention("Booth", "Person", ((0, 5), (10, 15)))])],
+        observed_at=WHEN,
+    )
+    (booth,) = graph.entities
+    assert [(p.char_start, p.char_end) for p in booth.provenance] == [(10, 15), (20, 25)]
