@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -12,9 +13,11 @@ from redstring.consolidation.mentions import (
     MentionEvidence,
     score_mentions,
 )
-from redstring.domain.entity import Entity
 from redstring.domain.provenance import Provenance
 from redstring.testing.factories import make_entity
+
+if TYPE_CHECKING:
+    from redstring.domain.entity import Entity
 
 
 def mention(name: str, entity_type: str, *docs: str, confidence: float = 0.9) -> Entity:

@@ -142,8 +142,8 @@ def test_offline_types_values_and_groups_and_drops_bare_titles() -> None:
     """Catches: 'American' or 'King' fed to the resolver as Person/Location/Organization,
     and counts, percentages and decades missed or typed as names."""
     text = (
-        "The American envoy met the King and the Prime Minister on Friday. Two Soviet ships left in "
-        "the 1960s with 20 % of 6,000 crates, and Duke Ellington played."
+        "The American envoy met the King and the Prime Minister on Friday. Two Soviet ships "
+        "left in the 1960s with 20 % of 6,000 crates, and Duke Ellington played."
     )
     found = {(f.name, f.entity_type) for f in OfflineExtractor()._find(text)}
     assert ("American", "Group") in found
