@@ -1,14 +1,23 @@
-"""Entity retrieval quality and latency on real people data, per mode, beside a
-rapidfuzz full-scan baseline run in the same process.
+"""Entity retrieval quality and latency per mode, beside a rapidfuzz full scan and an
+exact numpy scan run in the same process.
 
-Data: ../shared/data/historical_figures_50k.csv.gz (50,578 records of 5,156 people,
-with typos, nicknames and dropped titles). Quality: one record per person is
-indexed (the first by unique_id), the others are queries; a hit is the indexed
-record of the query's person. Latency: all records indexed as entities (sizes from
---latency-sizes), k=10, measured per query.
+Quality, on two shared sets (../shared/data/): people-50k (historical_figures_50k,
+`full_name`, 5,156 people) and PATSTAT (patstat_company_names, `raw_name`, 102
+organisations). One record per cluster is indexed (the first by id), the others are
+the queries; a hit is the indexed record of the query's cluster. k=10.
 
-    uv run python bench/retrieval.py                     # local MiniLM embedder
-    uv run python bench/retrieval.py --embedder fake     # plumbing only, no semantics
+Latency: one tenant of a two-tenant SQLite workspace (the second tenant holds the
+same entities with other ids, so every read must filter), at each --latency-sizes.
+Names are the shared sets' names, then generated variants (a given name of one person
+with the surname of another, seeded). Vectors are the model's up to --embed-limit
+entities; past it they are seeded perturbations of embedded ones (said in the output).
+Printed per mode: p50 and p99 over --latency-queries queries, k=10, with the build
+time and the workspace file size.
+
+    uv run python bench/retrieval.py                              # everything
+    uv run python bench/retrieval.py --skip-latency               # quality only
+    uv run python bench/retrieval.py --skip-quality --latency-sizes 10000,100000
+    uv run python bench/retrieval.py --embedder fake              # plumbing only
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ import argparse
 import asyncio
 import csv
 import gzip
+import os
 import random
 import statistics
 import sys
@@ -26,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import JaroWinkler
 
@@ -37,59 +48,74 @@ from redstring.storage.sqlite import open_connection
 from redstring.vector.sqlite import SqliteVectorStore
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from numpy.typing import NDArray
+
+    from redstring.domain.ids import TenantId
     from redstring.ports.embedding import EmbeddingProvider
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PEOPLE = DATA / "historical_figures_50k.csv.gz"
+PATSTAT = DATA / "patstat_company_names.csv.gz"
 TENANT = tenant_id_for("bench-retrieval")
 #: A second tenant filled with the same records, so every search must filter by tenant.
 NOISE_TENANT = tenant_id_for("bench-retrieval-noise")
+MODES = ("lexical", "semantic", "hybrid")
+K = 10
 
 
 @dataclass(frozen=True)
 class Row:
-    unique_id: str
+    key: str
     cluster: str
     name: str
-    dob: str
-    birth_place: str
-    occupation: str
+    entity_type: str
+    properties: dict[str, str]
 
 
-def load_rows() -> list[Row]:
-    if not PEOPLE.exists():
-        sys.exit(f"missing {PEOPLE}: the evaluation data lives in ../shared/data/")
-    with gzip.open(PEOPLE, "rt", encoding="utf-8") as handle:
-        rows = [
-            Row(
-                r["unique_id"],
-                r["cluster"],
-                r["full_name"],
-                r["dob"],
-                r["birth_place"],
-                r["occupation"],
-            )
-            for r in csv.DictReader(handle)
-            if r["full_name"].strip()
-        ]
-    return sorted(rows, key=lambda row: row.unique_id)
+def _open(path: Path) -> list[dict[str, str]]:
+    if not path.exists():
+        sys.exit(f"missing {path}: the evaluation data lives in ../shared/data/")
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
 
 
-def to_entity(row: Row, tenant: object = TENANT) -> Entity:
+def people_rows() -> list[Row]:
+    rows = [
+        Row(
+            r["unique_id"],
+            r["cluster"],
+            r["full_name"],
+            "person",
+            {k: r[k] for k in ("dob", "birth_place", "occupation") if r[k]},
+        )
+        for r in _open(PEOPLE)
+        if r["full_name"].strip()
+    ]
+    return sorted(rows, key=lambda row: row.key)
+
+
+def patstat_rows() -> list[Row]:
+    rows = [
+        Row(r["person_id"].zfill(9), r["cluster"], r["raw_name"], "organization", {})
+        for r in _open(PATSTAT)
+        if r["raw_name"].strip()
+    ]
+    return sorted(rows, key=lambda row: row.key)
+
+
+def entity_id(row: Row) -> EntityId:
+    return derived_entity_id(TENANT, row.entity_type, row.key)
+
+
+def to_entity(row: Row, tenant: TenantId) -> Entity:
     return Entity(
-        id=derived_entity_id(TENANT, "person", row.unique_id),
-        tenant_id=tenant,  # type: ignore[arg-type]
+        id=derived_entity_id(tenant, row.entity_type, row.key),
+        tenant_id=tenant,
         name=row.name,
-        entity_type="person",
-        properties={
-            k: v
-            for k, v in (
-                ("dob", row.dob),
-                ("birth_place", row.birth_place),
-                ("occupation", row.occupation),
-            )
-            if v
-        },
+        entity_type=row.entity_type,
+        properties=dict(row.properties),
     )
 
 
@@ -102,28 +128,27 @@ def make_embedder(kind: str) -> EmbeddingProvider:
 
 
 async def build(
-    rows: list[Row], embedder: EmbeddingProvider, workdir: Path, label: str
-) -> tuple[Retriever, float]:
-    """A SQLite graph + sqlite-vec store holding `rows` (and a noise tenant's copy)."""
-    conn = open_connection(workdir / f"{label}.db")
-    graph, vectors = SqliteGraphStore(conn), SqliteVectorStore(conn, embedder.dimension)
+    rows: list[Row], vectors_of: NDArray[np.float32], dimension: int, path: Path
+) -> tuple[SqliteGraphStore, SqliteVectorStore, float]:
+    """A workspace file holding `rows` in TENANT and again (other ids) in NOISE_TENANT."""
+    conn = open_connection(path)
+    conn.execute("PRAGMA synchronous = OFF")  # a bench file, rebuilt on every run
+    graph, vectors = SqliteGraphStore(conn), SqliteVectorStore(conn, dimension)
     started = time.perf_counter()
-    for start in range(0, len(rows), 2000):
-        chunk = rows[start : start + 2000]
-        embedded = await embedder.embed([row.name for row in chunk])
+    for start in range(0, len(rows), 5000):
+        chunk = rows[start : start + 5000]
+        block = vectors_of[start : start + len(chunk)].tolist()
         for tenant in (TENANT, NOISE_TENANT):
             batch = [to_entity(row, tenant) for row in chunk]
-            await graph.upsert_entities(batch, tenant)  # type: ignore[arg-type]
+            await graph.upsert_entities(batch, tenant)
             await vectors.upsert(
                 [
                     VectorRecord(entity_id=e.id, vector=v, entity_type=e.entity_type)
-                    for e, v in zip(batch, embedded, strict=True)
+                    for e, v in zip(batch, block, strict=True)
                 ],
-                tenant,  # type: ignore[arg-type]
+                tenant,
             )
-    return Retriever(
-        embeddings=embedder, vectors=vectors, graph=graph
-    ), time.perf_counter() - started
+    return graph, vectors, time.perf_counter() - started
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -131,111 +156,212 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def quality(
-    args: argparse.Namespace, rows: list[Row], embedder: EmbeddingProvider, workdir: Path
+class Baselines:
+    """The two scans every mode is printed beside, over the same indexed names/vectors."""
+
+    def __init__(self, rows: list[Row], matrix: NDArray[np.float32]) -> None:
+        self.names = [normalize_name(row.name) for row in rows]
+        self.ids = [entity_id(row) for row in rows]
+        self.matrix = matrix
+
+    def full_scan(self, query: str) -> list[EntityId]:
+        hits = process.extract(
+            normalize_name(query), self.names, scorer=JaroWinkler.normalized_similarity, limit=K
+        )
+        return [self.ids[index] for _, _, index in hits]
+
+    def numpy_scan(self, vector: NDArray[np.float32]) -> list[EntityId]:
+        scores = self.matrix @ vector
+        top = np.argpartition(-scores, K)[:K] if len(scores) > K else np.arange(len(scores))
+        return [self.ids[i] for i in top[np.argsort(-scores[top], kind="stable")]]
+
+
+async def embed_all(embedder: EmbeddingProvider, names: list[str]) -> NDArray[np.float32]:
+    out = []
+    for start in range(0, len(names), 4096):
+        out.extend(await embedder.embed(names[start : start + 4096]))
+    return np.asarray(out, dtype=np.float32).reshape(len(names), embedder.dimension)
+
+
+async def quality_set(
+    label: str, rows: list[Row], args: argparse.Namespace, embedder: EmbeddingProvider, tmp: Path
 ) -> None:
     indexed: dict[str, Row] = {}
     for row in rows:
         indexed.setdefault(row.cluster, row)
     index_rows = list(indexed.values())
-    queries = [row for row in rows if indexed[row.cluster].unique_id != row.unique_id]
+    queries = [row for row in rows if indexed[row.cluster].key != row.key]
     queries = random.Random(args.seed).sample(queries, min(args.queries, len(queries)))
-    retriever, build_s = await build(index_rows, embedder, workdir, "quality")
-    expected = {
-        row.unique_id: derived_entity_id(TENANT, "person", indexed[row.cluster].unique_id)
-        for row in queries
-    }
+    matrix = await embed_all(embedder, [row.name for row in index_rows])
+    graph, vectors, build_s = await build(
+        index_rows, matrix, embedder.dimension, tmp / f"q-{label}.db"
+    )
+    retriever = Retriever(embeddings=embedder, vectors=vectors, graph=graph)
+    base = Baselines(index_rows, matrix)
+    expected = {row.key: entity_id(indexed[row.cluster]) for row in queries}
+    query_vectors = await embed_all(embedder, [row.name for row in queries])
     print(
-        f"quality: {len(index_rows)} people indexed (one record each), "
-        f"{len(queries)} queries from their other records (seed {args.seed}); "
-        f"embedder {embedder.model_name}; index built in {build_s:.1f}s"
+        f"\n{label}: {len(index_rows)} clusters indexed (one record each), {len(queries)} "
+        f"queries from their other records (seed {args.seed}); embedder "
+        f"{embedder.model_name}; built in {build_s:.1f}s"
     )
 
-    names = [normalize_name(row.name) for row in index_rows]
-    ids = [derived_entity_id(TENANT, "person", row.unique_id) for row in index_rows]
+    async def run(mode: str, row: Row, index: int) -> list[EntityId]:
+        if mode == "rapidfuzz full scan":
+            return base.full_scan(row.name)
+        if mode == "exact numpy scan":
+            return base.numpy_scan(query_vectors[index])
+        result = await retriever.retrieve(row.name, TENANT, k=K, mode=RetrievalMode(mode))
+        return [m.entity.id for m in result.matches]
 
-    def baseline(query: str) -> list[EntityId]:
-        hits = process.extract(
-            normalize_name(query), names, scorer=JaroWinkler.normalized_similarity, limit=10
-        )
-        return [ids[index] for _, _, index in hits]
-
-    table = []
-    for label in ("lexical", "semantic", "hybrid", "rapidfuzz full scan"):
+    print(f"{'mode':<22}{'recall@1':>10}{'recall@10':>11}{'MRR@10':>9}")
+    for mode in (*MODES, "rapidfuzz full scan", "exact numpy scan"):
         ranks: list[int | None] = []
-        latencies: list[float] = []
-        for row in queries:
-            started = time.perf_counter()
-            if label == "rapidfuzz full scan":
-                found = baseline(row.name)
-            else:
-                result = await retriever.retrieve(row.name, TENANT, k=10, mode=RetrievalMode(label))
-                found = [m.entity.id for m in result.matches]
-            latencies.append((time.perf_counter() - started) * 1000)
-            target = expected[row.unique_id]
+        for index, row in enumerate(queries):
+            found = await run(mode, row, index)
+            target = expected[row.key]
             ranks.append(found.index(target) + 1 if target in found else None)
         n = len(ranks)
-        table.append(
-            (
-                label,
-                sum(r == 1 for r in ranks) / n,
-                sum(r is not None for r in ranks) / n,
-                sum(1 / r for r in ranks if r is not None) / n,
-                statistics.median(latencies),
-                percentile(latencies, 0.99),
-            )
-        )
-    print(f"{'mode':<22}{'recall@1':>10}{'recall@10':>11}{'MRR@10':>9}{'p50 ms':>9}{'p99 ms':>9}")
-    for label, r1, r10, mrr, p50, p99 in table:
-        print(f"{label:<22}{r1:>10.3f}{r10:>11.3f}{mrr:>9.3f}{p50:>9.2f}{p99:>9.2f}")
+        r1 = sum(r == 1 for r in ranks) / n
+        r10 = sum(r is not None for r in ranks) / n
+        mrr = sum(1 / r for r in ranks if r is not None) / n
+        print(f"{mode:<22}{r1:>10.3f}{r10:>11.3f}{mrr:>9.3f}")
+
+
+def latency_rows(people: list[Row], patstat: list[Row], size: int, seed: int) -> list[Row]:
+    """`size` rows: the shared sets' distinct names first, then generated people."""
+    seen: dict[str, Row] = {}
+    for row in (*people, *patstat):
+        seen.setdefault(normalize_name(row.name), row)
+    rows = list(seen.values())[:size]
+    given = [r.name.split()[0] for r in people if len(r.name.split()) > 1]
+    surnames = [r.name.split()[-1] for r in people if len(r.name.split()) > 1]
+    generator = random.Random(seed)
+    index = 0
+    while len(rows) < size:
+        name = f"{generator.choice(given)} {generator.choice(surnames)}"
+        rows.append(Row(f"gen{index:08d}", f"gen{index}", name, "person", {}))
+        index += 1
+    return rows
 
 
 async def latency(
-    args: argparse.Namespace, rows: list[Row], embedder: EmbeddingProvider, workdir: Path
+    args: argparse.Namespace,
+    embedder: EmbeddingProvider,
+    people: list[Row],
+    patstat: list[Row],
+    tmp: Path,
 ) -> None:
-    print(f"\nlatency: k=10, {args.latency_queries} queries per cell, one tenant among two")
-    print(f"{'entities':>9}  {'mode':<22}{'p50 ms':>9}{'p99 ms':>9}")
+    print(
+        f"\nlatency: k={K}, {args.latency_queries} queries per cell (people records, seed "
+        f"{args.seed}), one tenant of two in one SQLite file; {os.cpu_count()} CPUs"
+    )
+    header = f"{'entities':>9}  {'mode':<34}{'p50 ms':>9}{'p99 ms':>9}"
+    print(header)
+    print("-" * len(header))
+    queries = [row.name for row in random.Random(args.seed).sample(people, args.latency_queries)]
     for size in args.latency_sizes:
-        subset = rows[:size]
-        retriever, build_s = await build(subset, embedder, workdir, f"latency{size}")
-        names = [normalize_name(row.name) for row in subset]
-        queries = random.Random(args.seed).sample(rows, args.latency_queries)
-        for label in ("lexical", "semantic", "hybrid", "rapidfuzz full scan"):
-            latencies = []
-            for row in queries:
-                started = time.perf_counter()
-                if label == "rapidfuzz full scan":
-                    process.extract(
-                        normalize_name(row.name),
-                        names,
-                        scorer=JaroWinkler.normalized_similarity,
-                        limit=10,
-                    )
-                else:
-                    await retriever.retrieve(row.name, TENANT, k=10, mode=RetrievalMode(label))
-                latencies.append((time.perf_counter() - started) * 1000)
-            print(
-                f"{len(subset):>9}  {label:<22}{statistics.median(latencies):>9.2f}"
-                f"{percentile(latencies, 0.99):>9.2f}"
-            )
-        print(f"{'':>9}  (built in {build_s:.1f}s including embedding)")
+        await latency_size(
+            args, embedder, latency_rows(people, patstat, size, args.seed), queries, tmp
+        )
+
+
+async def latency_size(
+    args: argparse.Namespace,
+    embedder: EmbeddingProvider,
+    rows: list[Row],
+    queries: list[str],
+    tmp: Path,
+) -> None:
+    """One size: build the file, time every mode and baseline, print, delete the file."""
+    size = len(rows)
+    embedded = min(size, args.embed_limit)
+    started = time.perf_counter()
+    matrix = await embed_all(embedder, [row.name for row in rows[:embedded]])
+    embed_s = time.perf_counter() - started
+    if embedded < size:
+        generator = np.random.default_rng(args.seed)
+        source = matrix[generator.integers(0, embedded, size - embedded)]
+        noisy = source + generator.normal(0, 0.05, source.shape).astype(np.float32)
+        noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
+        matrix = np.vstack([matrix, noisy.astype(np.float32)])
+    path = tmp / f"latency-{size}.db"
+    graph, vectors, build_s = await build(rows, matrix, embedder.dimension, path)
+    retriever = Retriever(embeddings=embedder, vectors=vectors, graph=graph)
+    base = Baselines(rows, matrix)
+
+    async def time_it(call: Callable[[str], object]) -> tuple[float, float]:
+        times = []
+        for query in queries:
+            started = time.perf_counter()
+            outcome = call(query)
+            if asyncio.iscoroutine(outcome):
+                await outcome
+            times.append((time.perf_counter() - started) * 1000)
+        return statistics.median(times), percentile(times, 0.99)
+
+    async def embed_one(query: str) -> None:
+        await embedder.embed_query([query])
+
+    async def embed_and_scan(query: str) -> None:
+        [vector] = await embedder.embed_query([query])
+        base.numpy_scan(np.asarray(vector, dtype=np.float32))
+
+    cells: list[tuple[str, Callable[[str], object]]] = [
+        (
+            mode,
+            lambda q, m=mode: retriever.retrieve(q, TENANT, k=K, mode=RetrievalMode(m)),
+        )
+        for mode in MODES
+    ]
+    cells += [
+        ("rapidfuzz full scan (names in RAM)", base.full_scan),
+        ("exact numpy scan + query embedding", embed_and_scan),
+        ("query embedding alone", embed_one),
+    ]
+    for label, call in cells:
+        p50, p99 = await time_it(call)
+        print(f"{size:>9}  {label:<34}{p50:>9.2f}{p99:>9.2f}")
+    conn_size = sum(p.stat().st_size for p in tmp.iterdir() if p.name.startswith(path.name)) / 2**20
+    vectors_note = (
+        "all vectors from the model"
+        if embedded == size
+        else f"{embedded} vectors from the model, {size - embedded} seeded perturbations"
+    )
+    print(
+        f"{'':>9}  build {build_s:.1f}s (+{embed_s:.1f}s embedding), file "
+        f"{conn_size:.0f} MiB for 2 x {size} entities; {vectors_note}"
+    )
+    for p in list(tmp.iterdir()):
+        if p.name.startswith(path.name):
+            p.unlink()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedder", choices=("local", "fake"), default="local")
-    parser.add_argument("--queries", type=int, default=2000)
+    parser.add_argument("--queries", type=int, default=2000, help="quality queries per set")
     parser.add_argument("--latency-queries", type=int, default=200)
     parser.add_argument(
-        "--latency-sizes", type=lambda s: [int(x) for x in s.split(",")], default=[10_000, 50_578]
+        "--latency-sizes",
+        type=lambda s: [int(x) for x in s.split(",")],
+        default=[10_000, 100_000, 1_000_000],
     )
+    parser.add_argument(
+        "--embed-limit", type=int, default=100_000, help="entities embedded by the model"
+    )
+    parser.add_argument("--skip-quality", action="store_true")
+    parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    rows = load_rows()
+    people, patstat = people_rows(), patstat_rows()
     embedder = make_embedder(args.embedder)
     with tempfile.TemporaryDirectory(prefix="redstring-bench-") as tmp:
-        asyncio.run(quality(args, rows, embedder, Path(tmp)))
-        asyncio.run(latency(args, rows, embedder, Path(tmp)))
+        if not args.skip_quality:
+            asyncio.run(quality_set("people-50k", people, args, embedder, Path(tmp)))
+            asyncio.run(quality_set("PATSTAT", patstat, args, embedder, Path(tmp)))
+        if not args.skip_latency:
+            asyncio.run(latency(args, embedder, people, patstat, Path(tmp)))
 
 
 if __name__ == "__main__":

@@ -84,8 +84,8 @@ DEFECTS = [
         RETRIEVER,
         (
             (
-                "                if wanted is not None and entity.entity_type not in wanted:\n"
-                "                    continue\n",
+                "            if wanted is not None and candidate.entity_type not in wanted:\n"
+                "                continue\n",
                 "",
             ),
             (
@@ -102,9 +102,8 @@ DEFECTS = [
         RETRIEVER,
         (
             (
-                "poor candidate says nothing about the ones after it.\n"
-                "                    continue\n",
-                "poor candidate says nothing about the ones after it.\n                    break\n",
+                "poor candidate says nothing about the ones after it.\n                continue\n",
+                "poor candidate says nothing about the ones after it.\n                break\n",
             ),
         ),
         f"{T_RETRIEVER}::test_the_lexical_channel_scores_a_candidate_after_a_zero_scoring_one",

@@ -104,3 +104,25 @@ async def test_a_large_batch_crosses_the_bound_parameter_chunks(connection: Conn
     assert {entity.id for entity in found} == {entity.id for entity in entities}
     await store.delete_entities([entity.id for entity in entities[:1100]], tenant)
     assert await store.count_entities(tenant) == 103
+
+
+async def test_a_file_written_before_the_lexicon_gets_it_filled_on_open(tmp_path: Path) -> None:
+    """Workspaces made before `graph_lexicon` existed must retrieve lexically without a
+    replay: opening the store fills it from the stored entities, once."""
+    path = tmp_path / "redstring.db"
+    tenant = other_tenant()
+    ada = make_entity(tenant_id=tenant, name="Ada Lovelace")
+    first = open_connection(path)
+    await SqliteGraphStore(first).upsert_entities([ada], tenant)
+    with transaction(first) as conn:
+        conn.execute("DROP TABLE graph_lexicon")
+        conn.execute("DROP TABLE graph_lexicon_keys")
+    first.close()
+
+    second = open_connection(path)
+    try:
+        reopened = SqliteGraphStore(second)
+        found = await reopened.lexical_candidates(["w:love"], tenant, limit=10)
+        assert [c.entity_id for c in found] == [ada.id]
+    finally:
+        second.close()

@@ -5,12 +5,14 @@ It lives in `composition` because it holds an `EmbeddingProvider`, a
 `graph` are siblings that may not import each other, and neither may import
 `embeddings`.
 
-Lexical recall is bounded by blocking. A query that shares no blocking key with
-an entity cannot be retrieved lexically, however high its string similarity
-would have been. There is no text index over entity names, so candidates come
-from the same prefix and soundex keys consolidation uses. This is the honest
-cost of indexing no text for entities, and the second reason this channel is
-not called BM25.
+Lexical recall is bounded by keys. A query that shares no key with an entity
+cannot be retrieved lexically, however high its string similarity would have
+been. There is no full-text index over entity names: candidates come from the
+graph store's lexicon (`GraphStore.lexical_candidates`), filed under the
+prefix and soundex blocking keys plus a key per name token (ADR 0007), read
+rarest key first up to `CANDIDATE_LIMIT` rows. They are screened on their names
+in one batch and only a shortlist is parsed and scored in full, so a query's
+cost does not grow with the tenant. This is still not BM25 (ADR 0004).
 
 A vector match whose entity the graph store does not have is skipped, and the
 result is not backfilled to k. The two stores are independent projections of
@@ -26,10 +28,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from redstring.domain.blocking import query_blocking_keys
+from redstring.domain.blocking import query_lexical_keys
 from redstring.domain.exceptions import DimensionMismatchError, InvalidInputError
 from redstring.domain.fusion import reciprocal_rank_fusion
-from redstring.domain.lexical import lexical_score
+from redstring.domain.lexical import CANDIDATE_LIMIT, lexical_score, name_scores, shortlist_size
 from redstring.domain.retrieval import RetrievalMode, RetrievalResult, ScoredEntity
 
 if TYPE_CHECKING:
@@ -124,23 +126,27 @@ class Retriever:
     async def _lexical(
         self, query: str, tenant_id: TenantId, k: int, entity_types: Sequence[str] | None
     ) -> dict[EntityId, tuple[Entity, float]]:
-        """Candidates from the query's blocking keys, deduplicated, filtered by type and
-        scored, then cut to `k` -- filtering after the cut would drop matches that exist.
-        A candidate scoring 0.0 shares nothing with the query and is not ranked."""
-        groups = await self._graph.find_by_blocking_keys(query_blocking_keys(query), tenant_id)
+        """Candidates from the query's lexicon keys (bounded by `CANDIDATE_LIMIT`),
+        filtered by type and screened on their names, then the shortlist scored with
+        `lexical_score` and cut to `k` -- filtering after the cut would drop matches
+        that exist. A candidate scoring 0.0 shares nothing with the query and is not
+        ranked."""
+        found = await self._graph.lexical_candidates(
+            query_lexical_keys(query), tenant_id, limit=CANDIDATE_LIMIT
+        )
         wanted = None if entity_types is None else set(entity_types)
+        screened: list[tuple[float, str, EntityId]] = []
+        for candidate, score in zip(found, name_scores(query, found), strict=True):
+            if wanted is not None and candidate.entity_type not in wanted:
+                continue
+            if score <= 0.0:
+                # Nothing in common is no match, whatever key filed it; and one
+                # poor candidate says nothing about the ones after it.
+                continue
+            screened.append((-score, str(candidate.entity_id), candidate.entity_id))
+        shortlist = [entity_id for _, _, entity_id in sorted(screened)[: shortlist_size(k)]]
         scored: dict[EntityId, tuple[Entity, float]] = {}
-        for group in groups.values():
-            for entity in group:
-                if entity.id in scored:
-                    continue
-                if wanted is not None and entity.entity_type not in wanted:
-                    continue
-                score = lexical_score(query, entity)
-                if score <= 0.0:
-                    # Nothing in common is no match, whatever key filed it; and one
-                    # poor candidate says nothing about the ones after it.
-                    continue
-                scored[entity.id] = (entity, score)
+        for entity in await self._graph.get_entities(shortlist, tenant_id):
+            scored[entity.id] = (entity, lexical_score(query, entity))
         best = sorted(scored.values(), key=lambda pair: (-pair[1], str(pair[0].id)))[:k]
         return {entity.id: (entity, score) for entity, score in best}

@@ -33,6 +33,12 @@ PREFIX_LENGTH = 4
 PREFIX_FAMILY = "p:"
 SOUNDEX_FAMILY = "s:"
 TYPE_FAMILY = "t:"
+#: Retrieval-only family (never an entity's `blocking_keys`, so consolidation's
+#: blocks are untouched): the first `PREFIX_LENGTH` characters of each name token.
+TOKEN_FAMILY = "w:"
+#: Tokens shorter than this ("of", initials) key nothing: their blocks are the
+#: whole tenant and carry no evidence.
+MIN_TOKEN_LENGTH = 2
 
 
 def prefix_key_for_name(name: str) -> str:
@@ -82,6 +88,41 @@ def type_key(entity: Entity) -> str:
 def blocking_keys(entity: Entity) -> list[str]:
     """`name_blocking_keys` of the entity."""
     return name_blocking_keys(entity.name, entity.entity_type)
+
+
+def name_token_keys(name: str) -> list[str]:
+    """`w:` + the first `PREFIX_LENGTH` characters of every token of the normalized name,
+    and of every token with its first character dropped.
+
+    Why tokens: the whole-name prefix and soundex miss every query whose *first*
+    word differs from the stored name's ("Bill Clinton" for "William Jefferson
+    Clinton", "Philips Electronics" for "Koninklijke Philips Electronics"), which
+    is most of what a full Jaro-Winkler scan finds and blocking did not. Why the
+    dropped first character, on both sides: a stray or lost leading letter
+    ("Junilever" for "Unilever") then still shares a key -- one deletion is the
+    edit a prefix key cannot otherwise survive.
+    """
+    keys: list[str] = []
+    for token in normalize_name(name).split(" "):
+        for part in (token, token[1:]):
+            if len(part) >= MIN_TOKEN_LENGTH:
+                keys.append(TOKEN_FAMILY + part[:PREFIX_LENGTH])
+    return list(dict.fromkeys(keys))
+
+
+def lexicon_keys(entity: Entity) -> list[str]:
+    """Every key the lexical channel finds `entity` under: its own blocking keys but the
+    type key (see `query_blocking_keys`), and the token keys of its name and of its
+    `normalized_name`."""
+    keys = [key for key in entity.blocking_keys if not key.startswith(TYPE_FAMILY)]
+    keys += name_token_keys(entity.name) + name_token_keys(entity.normalized_name)
+    return list(dict.fromkeys(keys))
+
+
+def query_lexical_keys(query: str) -> list[str]:
+    """The keys the lexical channel looks a query up under: `query_blocking_keys`, then
+    `name_token_keys`."""
+    return list(dict.fromkeys(query_blocking_keys(query) + name_token_keys(query)))
 
 
 def query_blocking_keys(query: str) -> list[str]:

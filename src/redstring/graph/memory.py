@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from redstring.domain.blocking import lexicon_keys
 from redstring.domain.exceptions import TenantMismatchError
+from redstring.domain.lexical import LexicalCandidate, candidate_names, choose_blocks
 
 if TYPE_CHECKING:
     from collections.abc import MutableMapping, Sequence
@@ -29,6 +31,7 @@ class InMemoryGraphStore:
         self._relationships: dict[tuple[TenantId, RelationshipId], Relationship] = {}
         self._aliases: dict[tuple[TenantId, EntityId], EntityId] = {}
         self._keys: defaultdict[tuple[TenantId, str], set[EntityId]] = defaultdict(set)
+        self._lexicon: defaultdict[tuple[TenantId, str], set[EntityId]] = defaultdict(set)
 
     async def upsert_entities(self, entities: Sequence[Entity], tenant_id: TenantId) -> None:
         _check_tenant(entities, tenant_id)
@@ -39,10 +42,14 @@ class InMemoryGraphStore:
             self._entities[(tenant_id, entity.id)] = entity.model_copy(deep=True)
             for key in entity.blocking_keys:
                 self._keys[(tenant_id, key)].add(entity.id)
+            for key in lexicon_keys(entity):
+                self._lexicon[(tenant_id, key)].add(entity.id)
 
     def _unfile(self, entity: Entity) -> None:
         for key in entity.blocking_keys:
             self._keys[(entity.tenant_id, key)].discard(entity.id)
+        for key in lexicon_keys(entity):
+            self._lexicon[(entity.tenant_id, key)].discard(entity.id)
 
     def _resolved(self, entity_id: EntityId, tenant_id: TenantId) -> EntityId:
         return self._aliases.get((tenant_id, entity_id), entity_id)
@@ -72,6 +79,30 @@ class InMemoryGraphStore:
             ]
             for key in keys
         }
+
+    async def lexical_candidates(
+        self, keys: Sequence[str], tenant_id: TenantId, *, limit: int
+    ) -> list[LexicalCandidate]:
+        if limit < 1:
+            return []
+        blocks = {key: self._lexicon.get((tenant_id, key), set()) for key in keys}
+        chosen = choose_blocks({key: len(block) for key, block in blocks.items()}, limit)
+        found: set[EntityId] = set()
+        for key in chosen.whole:
+            found |= blocks[key]
+        if chosen.partial is not None:
+            found = set(sorted(blocks[chosen.partial], key=str)[:limit])
+        candidates = []
+        for entity_id in sorted(found, key=str):
+            entity = self._entities[(tenant_id, entity_id)]
+            candidates.append(
+                LexicalCandidate(
+                    entity_id=entity_id,
+                    entity_type=entity.entity_type,
+                    names=candidate_names(entity),
+                )
+            )
+        return candidates
 
     async def list_entities(
         self, tenant_id: TenantId, *, entity_types: Sequence[str] | None = None
@@ -162,6 +193,7 @@ class InMemoryGraphStore:
         _drop_tenant(self._relationships, tenant_id)
         _drop_tenant(self._aliases, tenant_id)
         _drop_tenant(self._keys, tenant_id)
+        _drop_tenant(self._lexicon, tenant_id)
 
 
 def _drop_tenant(store: MutableMapping[tuple[TenantId, Any], Any], tenant_id: TenantId) -> None:

@@ -21,9 +21,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from uuid import UUID
 
+from redstring.domain.blocking import lexicon_keys
 from redstring.domain.entity import Entity
 from redstring.domain.exceptions import TenantMismatchError
 from redstring.domain.ids import EntityId
+from redstring.domain.lexical import LexicalCandidate, candidate_names, choose_blocks
 from redstring.domain.relationship import Relationship
 from redstring.storage.sqlite import transaction
 
@@ -35,6 +37,10 @@ if TYPE_CHECKING:
 
 #: Ids bound per `IN (...)` list: far below SQLite's variable limit on every build.
 _CHUNK = 500
+
+#: Separates the names of one `graph_lexicon` row: a control character no normalized
+#: name contains (normalization turns it into a space).
+_NAME_SEPARATOR = "\x1f"
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS graph_entities (
@@ -60,6 +66,23 @@ _SCHEMA = (
         canonical_id TEXT NOT NULL,
         PRIMARY KEY (tenant_id, alias_id)
     )""",
+    # The lexical channel's candidate source (`lexical_candidates`): names kept apart
+    # from the JSON body so a block is screened without parsing one entity.
+    """CREATE TABLE IF NOT EXISTS graph_lexicon (
+        tenant_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        entity_type TEXT NOT NULL,
+        names TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, id)
+    )""",
+    """CREATE TABLE IF NOT EXISTS graph_lexicon_keys (
+        tenant_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        entity_id TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, key, entity_id)
+    ) WITHOUT ROWID""",
+    """CREATE INDEX IF NOT EXISTS graph_lexicon_keys_entity
+        ON graph_lexicon_keys (tenant_id, entity_id)""",
     "CREATE INDEX IF NOT EXISTS graph_aliases_canonical ON graph_aliases (tenant_id, canonical_id)",
     """CREATE TABLE IF NOT EXISTS graph_relationships (
         tenant_id TEXT NOT NULL,
@@ -89,10 +112,38 @@ class SqliteGraphStore:
         self.ensure_schema()
 
     def ensure_schema(self) -> None:
-        """Create the `graph_` tables and indexes if they are missing (idempotent)."""
+        """Create the `graph_` tables and indexes if they are missing (idempotent).
+
+        A file written before the lexicon existed gets it filled from the stored
+        entities once, here, so retrieval over an old workspace needs no replay."""
         with transaction(self._conn) as conn:
+            had_lexicon = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'graph_lexicon'"
+            ).fetchone()
             for statement in _SCHEMA:
                 conn.execute(statement)
+            if had_lexicon is None:
+                bodies = conn.execute("SELECT body FROM graph_entities").fetchall()
+                for (body,) in bodies:
+                    self._file_lexicon(Entity.model_validate_json(body))
+
+    def _file_lexicon(self, entity: Entity) -> None:
+        """(Re)file `entity` in the lexicon; the caller holds the transaction."""
+        tenant, entity_id = str(entity.tenant_id), str(entity.id)
+        self._conn.execute(
+            "DELETE FROM graph_lexicon_keys WHERE tenant_id = ? AND entity_id = ?",
+            (tenant, entity_id),
+        )
+        self._conn.execute(
+            """INSERT INTO graph_lexicon (tenant_id, id, entity_type, names) VALUES (?, ?, ?, ?)
+               ON CONFLICT (tenant_id, id) DO UPDATE
+               SET entity_type = excluded.entity_type, names = excluded.names""",
+            (tenant, entity_id, entity.entity_type, _NAME_SEPARATOR.join(candidate_names(entity))),
+        )
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO graph_lexicon_keys (tenant_id, key, entity_id) VALUES (?, ?, ?)",
+            [(tenant, key, entity_id) for key in lexicon_keys(entity)],
+        )
 
     # -- entities ------------------------------------------------------------------
 
@@ -118,6 +169,7 @@ class SqliteGraphStore:
                        VALUES (?, ?, ?)""",
                     [(tenant, key, entity_id) for key in entity.blocking_keys],
                 )
+                self._file_lexicon(entity)
 
     def _resolved(self, entity_id: EntityId, tenant_id: TenantId) -> EntityId:
         row = self._conn.execute(
@@ -176,6 +228,49 @@ class SqliteGraphStore:
                 result[key].append(Entity.model_validate_json(body))
         return result
 
+    async def lexical_candidates(
+        self, keys: Sequence[str], tenant_id: TenantId, *, limit: int
+    ) -> list[LexicalCandidate]:
+        if limit < 1 or not keys:
+            return []
+        tenant = str(tenant_id)
+        unique = list(dict.fromkeys(keys))
+        sizes: dict[str, int] = {}
+        for chunk in _chunks(unique):
+            sizes.update(
+                self._conn.execute(
+                    f"""SELECT key, count(*) FROM graph_lexicon_keys
+                        WHERE tenant_id = ? AND key IN ({_marks(chunk)}) GROUP BY key""",
+                    (tenant, *chunk),
+                ).fetchall()
+            )
+        chosen, rows = choose_blocks(sizes, limit), []
+        select = """SELECT l.id, l.entity_type, l.names
+                    FROM graph_lexicon_keys AS k
+                    JOIN graph_lexicon AS l ON l.tenant_id = k.tenant_id AND l.id = k.entity_id"""
+        if chosen.whole:
+            for chunk in _chunks(chosen.whole):
+                rows.extend(
+                    self._conn.execute(
+                        f"{select} WHERE k.tenant_id = ? AND k.key IN ({_marks(chunk)})",
+                        (tenant, *chunk),
+                    ).fetchall()
+                )
+        elif chosen.partial is not None:
+            rows = self._conn.execute(
+                f"{select} WHERE k.tenant_id = ? AND k.key = ? ORDER BY k.entity_id LIMIT ?",
+                (tenant, chosen.partial, limit),
+            ).fetchall()
+        unique_rows = {row[0]: row for row in rows}
+        return [
+            LexicalCandidate(
+                entity_id=EntityId(UUID(raw_id)),
+                entity_type=entity_type,
+                names=tuple(names.split(_NAME_SEPARATOR)),
+            )
+            for raw_id, entity_type, names in (unique_rows[key] for key in sorted(unique_rows))
+        ]
+
     async def list_entities(
         self, tenant_id: TenantId, *, entity_types: Sequence[str] | None = None
     ) -> list[Entity]:
@@ -219,6 +314,15 @@ class SqliteGraphStore:
                 )
                 conn.execute(
                     f"""DELETE FROM graph_blocking_keys
+                        WHERE tenant_id = ? AND entity_id IN ({marks})""",
+                    (tenant, *chunk),
+                )
+                conn.execute(
+                    f"DELETE FROM graph_lexicon WHERE tenant_id = ? AND id IN ({marks})",
+                    (tenant, *chunk),
+                )
+                conn.execute(
+                    f"""DELETE FROM graph_lexicon_keys
                         WHERE tenant_id = ? AND entity_id IN ({marks})""",
                     (tenant, *chunk),
                 )
@@ -341,6 +445,8 @@ class SqliteGraphStore:
                 "graph_blocking_keys",
                 "graph_aliases",
                 "graph_relationships",
+                "graph_lexicon",
+                "graph_lexicon_keys",
             ):
                 conn.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (str(tenant_id),))
 

@@ -9,6 +9,7 @@ if TYPE_CHECKING:
 
     from redstring.domain.entity import Entity
     from redstring.domain.ids import EntityId, RelationshipId, TenantId
+    from redstring.domain.lexical import LexicalCandidate
     from redstring.domain.relationship import Relationship
 
 
@@ -47,6 +48,21 @@ class GraphStore(Protocol):
     ) -> dict[str, list[Entity]]:
         """Live entities filed under each key. Every requested key is present in the
         result, with an empty list when nothing is filed under it."""
+        ...
+
+    async def lexical_candidates(
+        self, keys: Sequence[str], tenant_id: TenantId, *, limit: int
+    ) -> list[LexicalCandidate]:
+        """Live entities filed under any of `keys` among their `lexicon_keys`, each
+        once, ordered by id string: the lexical channel's candidates, bounded.
+
+        Blocks are taken rarest key first, each whole while the total stays within
+        `limit`; a block that would overflow it is skipped (a key shared by that many
+        entities is weak evidence, like a stop word). When even the rarest block
+        overflows, its first `limit` entities by id string are taken, so a query
+        always gets candidates if any exist. Cost is therefore bounded by `limit`
+        rows plus one count per key, however large the tenant.
+        """
         ...
 
     async def list_entities(

@@ -138,6 +138,74 @@ class GraphStoreCompliance(TwoTenants):
         assert await store.list_entities(tenant, entity_types=["organization"]) == [org]
         assert await store.list_entities(tenant, entity_types=[]) == []
 
+    # -- lexical candidates --------------------------------------------------------------
+
+    async def test_lexical_candidates_never_cross_tenants_with_colliding_ids(
+        self, store: GraphStore, tenant: TenantId, other: TenantId
+    ) -> None:
+        shared = EntityId(uuid4())
+        mine = make_entity(tenant_id=tenant, entity_id=shared, name="Ada Lovelace")
+        theirs = make_entity(tenant_id=other, entity_id=shared, name="Ada Lovelock")
+        await store.upsert_entities([mine], tenant)
+        await store.upsert_entities([theirs], other)
+        found = await store.lexical_candidates(["w:ada", "w:love"], tenant, limit=10)
+        assert [(c.entity_id, c.names) for c in found] == [(shared, ("ada lovelace",))]
+
+    async def test_lexical_candidates_are_each_once_ordered_by_id_with_their_type(
+        self, store: GraphStore, tenant: TenantId
+    ) -> None:
+        """Filed under two of the asked keys, an entity is still one candidate."""
+        ada = make_entity(tenant_id=tenant, name="Ada Lovelace", entity_type="person")
+        org = make_entity(tenant_id=tenant, name="Lovelace Ltd", entity_type="organization")
+        await store.upsert_entities([ada, org], tenant)
+        found = await store.lexical_candidates(["w:ada", "w:love", "w:none"], tenant, limit=10)
+        expected = sorted([ada, org], key=lambda entity: str(entity.id))
+        assert [c.entity_id for c in found] == [entity.id for entity in expected]
+        assert {c.entity_id: c.entity_type for c in found} == {
+            ada.id: "person",
+            org.id: "organization",
+        }
+
+    async def test_lexical_candidates_follow_renames_and_deletes(
+        self, store: GraphStore, tenant: TenantId
+    ) -> None:
+        entity = make_entity(tenant_id=tenant, name="Ada Lovelace")
+        gone = make_entity(tenant_id=tenant, name="Ada Byron")
+        await store.upsert_entities([entity, gone], tenant)
+        renamed = make_entity(tenant_id=tenant, entity_id=entity.id, name="Zed Zebra")
+        await store.upsert_entities([renamed], tenant)
+        await store.delete_entities([gone.id], tenant)
+        assert await store.lexical_candidates(["w:ada", "w:love"], tenant, limit=10) == []
+        [found] = await store.lexical_candidates(["w:zebr"], tenant, limit=10)
+        assert found.names == ("zed zebra",)
+
+    async def test_lexical_candidates_stay_within_the_limit(
+        self, store: GraphStore, tenant: TenantId
+    ) -> None:
+        """A common token's block is skipped for a rarer one that fits; when none fits,
+        the rarest is read up to the limit, never beyond it."""
+        common = [make_entity(tenant_id=tenant, name=f"John Doe{i:02d}") for i in range(6)]
+        rare = make_entity(tenant_id=tenant, name="John Quixote")
+        await store.upsert_entities([*common, rare], tenant)
+        found = await store.lexical_candidates(["w:john", "w:quix"], tenant, limit=3)
+        assert [c.entity_id for c in found] == [rare.id]
+        partial = await store.lexical_candidates(["w:john"], tenant, limit=3)
+        everyone = sorted([*common, rare], key=lambda entity: str(entity.id))
+        assert [c.entity_id for c in partial] == [entity.id for entity in everyone[:3]]
+        assert await store.lexical_candidates(["w:john"], tenant, limit=0) == []
+
+    async def test_delete_by_tenant_empties_the_lexicon(
+        self, store: GraphStore, tenant: TenantId, other: TenantId
+    ) -> None:
+        await store.upsert_entities([make_entity(tenant_id=tenant, name="Ada Lovelace")], tenant)
+        kept = make_entity(tenant_id=other, name="Ada Lovelace")
+        await store.upsert_entities([kept], other)
+        await store.delete_by_tenant(tenant)
+        assert await store.lexical_candidates(["w:ada"], tenant, limit=10) == []
+        assert [
+            c.entity_id for c in await store.lexical_candidates(["w:ada"], other, limit=10)
+        ] == [kept.id]
+
     # -- relationships ---------------------------------------------------------------
 
     async def test_relationships_are_found_from_either_end(

@@ -304,3 +304,14 @@ async def test_a_merged_away_id_is_never_returned_and_its_canonical_is_returned_
     await stores.graph.set_alias(merged_away.id, canonical.id, stores.tenant)
     result = await stores.retriever.retrieve("Ada Lovelace", stores.tenant)
     assert [m.entity.id for m in result.matches] == [canonical.id]
+
+
+async def test_a_query_whose_first_word_differs_is_found_lexically(stores: Stores) -> None:
+    """The query "Bill Clinton" shares no whole-name prefix or soundex with "William Jefferson
+    Clinton"; only a token key reaches it, which whole-name blocking never did."""
+    clinton = stores.entity("William Jefferson Clinton")
+    await stores.add(clinton, stores.entity("Bill Gates"), embed=False)
+    result = await stores.retriever.retrieve(
+        "Bill Clinton", stores.tenant, mode=RetrievalMode.LEXICAL
+    )
+    assert clinton.id in ids([m.entity for m in result.matches])

@@ -5,9 +5,12 @@ from __future__ import annotations
 from redstring.domain.blocking import (
     PREFIX_LENGTH,
     blocking_keys,
+    lexicon_keys,
+    name_token_keys,
     prefix_key,
     prefix_key_for_name,
     query_blocking_keys,
+    query_lexical_keys,
     soundex_key,
     soundex_key_for_name,
     type_key,
@@ -73,4 +76,40 @@ def test_query_blocking_keys_drops_an_absent_soundex() -> None:
 def test_query_blocking_keys_has_no_duplicates() -> None:
     """`find_by_blocking_keys` keys its result by key; a repeat is a wasted query."""
     keys = query_blocking_keys("Ada Lovelace")
+    assert len(keys) == len(set(keys))
+
+
+def test_token_keys_reach_every_word_not_only_the_first() -> None:
+    """The query "Bill Clinton" shares no whole-name prefix or soundex with "William
+    Jefferson Clinton"; the surname's token key is what finds it."""
+    assert "w:clin" in name_token_keys("William Jefferson Clinton")
+    assert set(name_token_keys("Bill Clinton")) & set(name_token_keys("William J. Clinton"))
+
+
+def test_a_token_is_also_keyed_without_its_first_character() -> None:
+    """A stray leading letter ("Junilever") is the one edit a prefix cannot survive."""
+    assert set(name_token_keys("Junilever N.V.")) & set(name_token_keys("Unilever"))
+    assert "w:unil" in name_token_keys("Junilever")
+
+
+def test_tokens_too_short_to_carry_evidence_key_nothing() -> None:
+    """A one-letter initial would block the query with a twenty-sixth of the tenant."""
+    assert name_token_keys("J R") == []
+    assert name_token_keys("Al") == ["w:al"]
+
+
+def test_lexicon_keys_carry_the_blocking_keys_and_tokens_but_never_the_type_key() -> None:
+    """The type key as a candidate source is a full scan of that type."""
+    entity = make_entity(name="Ada Lovelace", entity_type="person")
+    keys = lexicon_keys(entity)
+    assert prefix_key(entity) in keys
+    assert "w:love" in keys
+    assert not any(key.startswith("t:") for key in keys)
+    assert len(keys) == len(set(keys))
+
+
+def test_query_lexical_keys_extend_the_blocking_keys_with_token_keys() -> None:
+    keys = query_lexical_keys("Ada Lovelace")
+    assert keys[: len(query_blocking_keys("Ada Lovelace"))] == query_blocking_keys("Ada Lovelace")
+    assert "w:love" in keys
     assert len(keys) == len(set(keys))

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+from uuid import uuid4
+
 import pytest
 
-from redstring.domain.lexical import PROPERTY_WEIGHT, lexical_score
+from redstring.domain.ids import EntityId
+from redstring.domain.lexical import (
+    PROPERTY_WEIGHT,
+    LexicalCandidate,
+    candidate_names,
+    choose_blocks,
+    lexical_score,
+    name_scores,
+    shortlist_size,
+)
+from redstring.domain.similarity import string_similarity
 from redstring.testing import make_entity
 
 
@@ -69,3 +81,60 @@ def test_the_best_field_wins_rather_than_the_fields_summing() -> None:
 def test_the_score_stays_within_zero_and_one() -> None:
     entity = make_entity(name="Ada Lovelace", properties={"a": "Ada Lovelace"})
     assert 0.0 <= lexical_score("Ada Lovelace", entity) <= 1.0
+
+
+def candidate(*names: str) -> LexicalCandidate:
+    return LexicalCandidate(entity_id=EntityId(uuid4()), entity_type="person", names=names)
+
+
+def test_name_scores_are_the_best_name_in_input_order() -> None:
+    """One batched call must agree with `string_similarity` per name, per candidate."""
+    found = [candidate("zebra holdings"), candidate("a lovelace", "ada lovelace")]
+    assert name_scores("Ada  LOVELACE", found) == [
+        pytest.approx(string_similarity("Ada Lovelace", "zebra holdings")),
+        1.0,
+    ]
+
+
+def test_name_scores_of_no_candidates_is_empty() -> None:
+    assert name_scores("ada", []) == []
+
+
+def test_candidate_names_are_normalized_and_distinct() -> None:
+    entity = make_entity(name="Ada  LOVELACE", normalized_name="a. lovelace")
+    assert candidate_names(entity) == ("ada lovelace", "a lovelace")
+    assert candidate_names(make_entity(name="Ada Lovelace")) == ("ada lovelace",)
+
+
+def test_blocks_are_taken_rarest_first_while_they_fit() -> None:
+    """The common block is skipped, not truncated: its members would be an arbitrary
+    slice of a key that says little."""
+    chosen = choose_blocks({"w:john": 900, "w:love": 3, "p:ada ": 40}, limit=100)
+    assert chosen.whole == ["w:love", "p:ada "]
+    assert chosen.partial is None
+
+
+def test_a_block_that_overflows_does_not_stop_a_rarer_one_after_it() -> None:
+    """Sizes 60, 50, 30 with room for 100: 30 + 50 fit; 60 would overflow and is skipped."""
+    chosen = choose_blocks({"a": 60, "b": 50, "c": 30}, limit=100)
+    assert chosen.whole == ["c", "b"]
+
+
+def test_when_even_the_rarest_block_overflows_it_is_read_partially() -> None:
+    """So a one-word query against a huge tenant still gets candidates."""
+    chosen = choose_blocks({"w:john": 900, "w:jo": 5000}, limit=100)
+    assert chosen.whole == []
+    assert chosen.partial == "w:john"
+
+
+def test_empty_blocks_are_nothing_to_read() -> None:
+    assert choose_blocks({"w:none": 0}, limit=10).whole == []
+    assert choose_blocks({"w:none": 0}, limit=10).partial is None
+    assert choose_blocks({}, limit=10).partial is None
+
+
+def test_the_shortlist_is_wider_than_k() -> None:
+    """Property matches are invisible to the name screen; a shortlist of exactly `k`
+    would leave them no room."""
+    assert shortlist_size(10) > 10
+    assert shortlist_size(1) > 1
