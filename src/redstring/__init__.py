@@ -8,7 +8,7 @@ What the library offers:
   `EmbeddingProvider`, `LlmProvider`) with in-memory adapters and a compliance
   suite per port (`redstring.testing`);
 - hybrid entity retrieval (`Retriever`): a semantic channel (embeddings and a
-  vector store) and a lexical channel (blocking-key candidates scored by
+  vector store) and a lexical channel (name-lexicon candidates scored by
   field-weighted Jaro-Winkler), fused by reciprocal rank fusion.
 """
 
@@ -59,7 +59,7 @@ from redstring.domain.ids import (
     new_tenant_id,
     tenant_id_for,
 )
-from redstring.domain.lexical import PROPERTY_WEIGHT, lexical_score
+from redstring.domain.lexical import PROPERTY_WEIGHT, LexicalCandidate, lexical_score
 from redstring.domain.log import NewEvent, RecordedEvent
 from redstring.domain.normalization import normalize_name
 from redstring.domain.provenance import Provenance
@@ -142,6 +142,7 @@ __all__ = [
     "InMemoryGraphStore",
     "InMemoryVectorStore",
     "InvalidInputError",
+    "LexicalCandidate",
     "LlmAdjudicator",
     "LlmError",
     "LlmExtractor",
