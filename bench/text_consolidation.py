@@ -1,0 +1,288 @@
+"""Text corpora through the CLI's code path: ingest, consolidate, and what the graph became.
+
+    uv run python bench/text_consolidation.py [--corpus conll04|redocred|all] [--limit N]
+        [--write-sample bench/labels/text_cross_doc_merges.tsv]
+
+For each corpus (CoNLL04 test+dev sentences, one document each; the Re-DocRED dev
+documents) it does what `redstring ingest` and `redstring consolidate` do: a
+SQLite `Workspace`, `build_graph` per document with the offline extractor and the
+local embedder, then `Consolidator.consolidate` in a fresh process (so its seconds
+and peak resident memory are its own). It prints:
+
+- ingest passages/s; entities before and after; the largest cluster;
+- the chain audit (clusters holding two different dates or years, two regnal
+  numbers under one name, or token-disjoint names no known alias links);
+- Re-DocRED: mention P/R/F1 (exact spans) and within-document merge P/R/F1 against
+  the gold entities, before and after consolidation, over every gold mention
+  ("strict": an undetected mention merges with nothing) and over detected ones;
+- cross-document merge precision on the hand-labelled sample
+  (`bench/labels/text_cross_doc_merges.tsv`, see bench/labels/README.md);
+- the mention resolver alone (`score_mentions` + `agreeing_clusters`, no merges
+  applied) on the same entities, as the baseline row beside the CLI path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import multiprocessing
+import resource
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from text_scoring import (
+    Document,
+    MergePair,
+    Span,
+    chain_audit,
+    context,
+    cross_document_pairs,
+    load_conll04,
+    load_redocred,
+    mention_scores,
+    within_document_merges,
+)
+
+from redstring.composition.build_graph import build_graph
+from redstring.composition.consolidation import Consolidator
+from redstring.composition.workspace import Workspace
+from redstring.consolidation.clustering import agreeing_clusters
+from redstring.consolidation.mentions import score_mentions
+from redstring.embeddings.local import LocalEmbeddingProvider
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / ".." / "shared" / "data"
+LABELS = Path(__file__).resolve().parent / "labels" / "text_cross_doc_merges.tsv"
+TENANT = "bench"
+#: Cross-document merges sampled per corpus for hand labelling.
+SAMPLE_PER_CORPUS = 120
+
+
+def _spans(entity: Any) -> list[Span]:
+    return sorted(
+        {
+            (p.source_id, p.char_start, p.char_end)
+            for p in entity.provenance
+            if p.char_start is not None and p.char_end is not None
+        }
+    )
+
+
+async def _ingest(path: Path, documents: list[Document]) -> float:
+    embedder = LocalEmbeddingProvider()
+    with Workspace.open(path, create=True, dimension=embedder.dimension) as workspace:
+        workspace.set_setting("embedder", "local")
+        tenant = workspace.register_tenant(TENANT)
+        start = time.perf_counter()
+        for doc in documents:
+            await build_graph(
+                doc.text,
+                workspace=workspace,
+                tenant_id=tenant,
+                source_id=doc.source_id,
+                embeddings=embedder,
+            )
+        return time.perf_counter() - start
+
+
+async def _entities(path: Path) -> list[Any]:
+    with Workspace.open(path) as workspace:
+        return await workspace.graph.list_entities(workspace.tenant(TENANT))
+
+
+def _consolidate_child(path: str, queue: Any) -> None:
+    """Runs in a spawned process: only the consolidation counts toward its peak memory."""
+    with Workspace.open(Path(path)) as workspace:
+        tenant = workspace.tenant(TENANT)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        start = time.perf_counter()
+        report = asyncio.run(Consolidator(workspace).consolidate(tenant))
+        seconds = time.perf_counter() - start
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    queue.put((seconds, before / 1024, peak / 1024, report.merges, report.merged_entities))
+
+
+def _consolidate(path: Path) -> tuple[float, float, float, int, int]:
+    context_ = multiprocessing.get_context("spawn")
+    queue = context_.Queue()
+    child = context_.Process(target=_consolidate_child, args=(str(path), queue))
+    child.start()
+    result = queue.get()
+    child.join()
+    return result  # type: ignore[no-any-return]
+
+
+def _clusters_after(before: list[Any], after: list[Any]) -> list[list[Any]]:
+    """Final entities as lists of the pre-merge entities whose spans they hold."""
+    owner: dict[Span, Any] = {}
+    for entity in after:
+        for span in _spans(entity):
+            owner[span] = entity.id
+    groups: dict[Any, list[Any]] = defaultdict(list)
+    for entity in before:
+        spans = _spans(entity)
+        final = owner.get(spans[0]) if spans else entity.id
+        groups[final if final is not None else entity.id].append(entity)
+    return list(groups.values())
+
+
+def _assignment(clusters: list[list[Any]]) -> dict[Span, int]:
+    return {span: c for c, members in enumerate(clusters) for e in members for span in _spans(e)}
+
+
+def _forms(members: list[Any], texts: dict[str, str]) -> list[tuple[str, str]]:
+    return [(texts[s][a:b], e.entity_type) for e in members for s, a, b in _spans(e) if s in texts]
+
+
+def _labels() -> dict[str, bool]:
+    if not LABELS.exists():
+        return {}
+    with LABELS.open(encoding="utf-8") as handle:
+        rows = csv.DictReader(handle, delimiter="\t")
+        return {row["key"]: row["label"] == "1" for row in rows if row["label"] in {"0", "1"}}
+
+
+def _report(
+    name: str,
+    documents: list[Document],
+    before: list[Any],
+    clusters: list[list[Any]],
+    texts: dict[str, str],
+) -> list[MergePair]:
+    sizes = sorted(clusters, key=len, reverse=True)
+    largest = sizes[0] if sizes else []
+    forms = Counter(form for form, _ in _forms(largest, texts))
+    print(
+        f"  {name}: entities {len(before)} -> {len(clusters)}; largest cluster "
+        f"{len(largest)} entities: {', '.join(f for f, _ in forms.most_common(8))}"
+    )
+    audit = chain_audit([_forms(members, texts) for members in clusters if len(members) > 1])
+    print(
+        f"    chain audit: two dates/years {len(audit.two_dates)}, two regnal numbers "
+        f"{len(audit.two_regnal)}, token-disjoint without a known alias "
+        f"{len(audit.token_disjoint)}"
+    )
+    for label, found in (
+        ("dates", audit.two_dates),
+        ("regnal", audit.two_regnal),
+        ("disjoint", audit.token_disjoint),
+    ):
+        for forms_ in found[:3]:
+            print(f"      {label}: {' | '.join(forms_[:6])}")
+    if any(d.gold and d.gold[0][2] is not None for d in documents):
+        assignment = _assignment(clusters)
+        strict = within_document_merges(documents, assignment, detected_only=False)
+        detected = within_document_merges(documents, assignment, detected_only=True)
+        print(f"    within-document merges: strict {strict}; detected mentions {detected}")
+    return cross_document_pairs(
+        documents[0].source_id.split("-")[0] if documents else "",
+        [[_spans(e) for e in members] for members in clusters if len(members) > 1],
+        texts,
+        per_corpus=SAMPLE_PER_CORPUS,
+    )
+
+
+def _precision(pairs: list[MergePair], labels: dict[str, bool]) -> str:
+    known = [labels[p.key] for p in pairs if p.key in labels]
+    if not pairs:
+        return "no cross-document merges"
+    if not known:
+        return f"{len(pairs)} sampled, none labelled"
+    return (
+        f"{sum(known) / len(known):.3f} ({sum(known)}/{len(known)} labelled correct; "
+        f"{len(pairs) - len(known)} sampled pairs unlabelled)"
+    )
+
+
+def run_corpus(name: str, documents: list[Document], sample: list[MergePair]) -> None:
+    texts = {d.source_id: d.text for d in documents}
+    print(f"\n{name}: {len(documents)} documents, {sum(len(d.text) for d in documents):,} chars")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.db"
+        seconds = asyncio.run(_ingest(path, documents))
+        print(
+            f"  ingest (build_graph per document, offline extractor, local embedder): "
+            f"{seconds:.1f} s, {len(documents) / seconds:.1f} passages/s"
+        )
+        before = asyncio.run(_entities(path))
+        mentions = {span for e in before for span in _spans(e)}
+        if any(d.gold for d in documents):
+            print(f"  mentions (exact span): {mention_scores(documents, mentions)}")
+        _report("before consolidate", documents, before, [[e] for e in before], texts)
+
+        start = time.perf_counter()
+        ordered = sorted(before, key=lambda e: str(e.id))
+        evidence = score_mentions(ordered)
+        groups = agreeing_clusters(
+            len(ordered), evidence.pairs, evidence.probabilities, evidence.scorer
+        )
+        direct = time.perf_counter() - start
+        print(f"  mention resolver alone (no merges applied): {direct:.2f} s")
+        resolved = [[ordered[i] for i in g] for g in groups]
+        _report("mention resolver", documents, before, resolved, texts)
+
+        seconds, rss_before, rss_peak, merges, merged = _consolidate(path)
+        print(
+            f"  consolidate (CLI path, fresh process): {seconds:.2f} s, {merges} merges of "
+            f"{merged} entities; peak RSS {rss_peak:.0f} MB ({rss_before:.0f} MB before it)"
+        )
+        after = asyncio.run(_entities(path))
+        final = _clusters_after(before, after)
+        sampled = _report("after consolidate", documents, before, final, texts)
+        print(f"    cross-document merge precision: {_precision(sampled, _labels())}")
+        sample.extend(sampled)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpus", choices=("conll04", "redocred", "all"), default="all")
+    parser.add_argument("--limit", type=int, default=None, help="documents per corpus")
+    parser.add_argument("--write-sample", type=Path, default=None, help="TSV for labelling")
+    args = parser.parse_args()
+    sample: list[MergePair] = []
+    if args.corpus in ("conll04", "all"):
+        conll = load_conll04(
+            [DATA / "conll04" / "conll04_test.json", DATA / "conll04" / "conll04_dev.json"],
+            args.limit,
+        )
+        run_corpus("CoNLL04 test+dev", conll, sample)
+    if args.corpus in ("redocred", "all"):
+        redocred = load_redocred(DATA / "redocred" / "redocred_dev.json.gz", args.limit)
+        run_corpus("Re-DocRED dev", redocred, sample)
+    if args.write_sample is not None:
+        texts: dict[str, str] = {}
+        for docs in (
+            load_conll04(
+                [DATA / "conll04" / "conll04_test.json", DATA / "conll04" / "conll04_dev.json"]
+            ),
+            load_redocred(DATA / "redocred" / "redocred_dev.json.gz"),
+        ):
+            texts.update({d.source_id: d.text for d in docs})
+        labels = _labels()
+        with args.write_sample.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.writer(handle, delimiter="\t")
+            writer.writerow(["key", "label", "left", "right", "left_context", "right_context"])
+            for pair in sample:
+                label = labels.get(pair.key)
+                writer.writerow(
+                    [
+                        pair.key,
+                        "" if label is None else int(label),
+                        pair.left_form,
+                        pair.right_form,
+                        context(texts[pair.left[0]], pair.left[1], pair.left[2]),
+                        context(texts[pair.right[0]], pair.right[1], pair.right[2]),
+                    ]
+                )
+        print(f"\nwrote {len(sample)} sampled cross-document merges to {args.write_sample}")
+
+
+if __name__ == "__main__":
+    main()
