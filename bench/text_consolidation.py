@@ -50,6 +50,7 @@ from text_scoring import (
     within_document_merges,
 )
 
+from redstring.cli.app import _ingest as cli_ingest
 from redstring.composition.build_graph import build_graph
 from redstring.composition.consolidation import Consolidator
 from redstring.composition.workspace import Workspace
@@ -66,30 +67,49 @@ SAMPLE_PER_CORPUS = 120
 
 
 def _spans(entity: Any) -> list[Span]:
+    """Mention spans keyed by document id (the CLI names a document by its file name)."""
     return sorted(
         {
-            (p.source_id, p.char_start, p.char_end)
+            (p.source_id.removesuffix(".txt"), p.char_start, p.char_end)
             for p in entity.provenance
             if p.char_start is not None and p.char_end is not None
         }
     )
 
 
-async def _ingest(path: Path, documents: list[Document]) -> float:
+async def _ingest(path: Path, documents: list[Document], folder: Path) -> float:
+    """`redstring ingest FOLDER`: the CLI's own ingest over one .txt file per document."""
+    files = []
+    for doc in documents:
+        file = folder / f"{doc.source_id}.txt"
+        file.write_text(doc.text, encoding="utf-8")
+        files.append(file)
     embedder = LocalEmbeddingProvider()
     with Workspace.open(path, create=True, dimension=embedder.dimension) as workspace:
         workspace.set_setting("embedder", "local")
         tenant = workspace.register_tenant(TENANT)
         start = time.perf_counter()
-        for doc in documents:
-            await build_graph(
-                doc.text,
-                workspace=workspace,
-                tenant_id=tenant,
-                source_id=doc.source_id,
-                embeddings=embedder,
-            )
+        await cli_ingest(files, workspace, tenant, None, "general", embedder, None, True)
         return time.perf_counter() - start
+
+
+async def _ingest_one_by_one(documents: list[Document]) -> float:
+    """The baseline: `build_graph` per document, as the CLI ingested before batching."""
+    embedder = LocalEmbeddingProvider()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "baseline.db"
+        with Workspace.open(path, create=True, dimension=embedder.dimension) as workspace:
+            tenant = workspace.register_tenant(TENANT)
+            start = time.perf_counter()
+            for doc in documents:
+                await build_graph(
+                    doc.text,
+                    workspace=workspace,
+                    tenant_id=tenant,
+                    source_id=f"{doc.source_id}.txt",
+                    embeddings=embedder,
+                )
+            return time.perf_counter() - start
 
 
 async def _entities(path: Path) -> list[Any]:
@@ -201,16 +221,26 @@ def _precision(pairs: list[MergePair], labels: dict[str, bool]) -> str:
     )
 
 
-def run_corpus(name: str, documents: list[Document], sample: list[MergePair]) -> None:
+def run_corpus(
+    name: str, documents: list[Document], sample: list[MergePair], *, baseline: bool
+) -> None:
     texts = {d.source_id: d.text for d in documents}
     print(f"\n{name}: {len(documents)} documents, {sum(len(d.text) for d in documents):,} chars")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.db"
-        seconds = asyncio.run(_ingest(path, documents))
+        folder = Path(tmp) / "docs"
+        folder.mkdir()
+        seconds = asyncio.run(_ingest(path, documents, folder))
         print(
-            f"  ingest (build_graph per document, offline extractor, local embedder): "
+            f"  ingest (the CLI's ingest of .txt files, offline extractor, local embedder): "
             f"{seconds:.1f} s, {len(documents) / seconds:.1f} passages/s"
         )
+        if baseline:
+            old = asyncio.run(_ingest_one_by_one(documents))
+            print(
+                f"  ingest baseline (build_graph per document, same process): {old:.1f} s, "
+                f"{len(documents) / old:.1f} passages/s; batched is {old / seconds:.1f}x faster"
+            )
         before = asyncio.run(_entities(path))
         mentions = {span for e in before for span in _spans(e)}
         if any(d.gold for d in documents):
@@ -244,6 +274,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", choices=("conll04", "redocred", "all"), default="all")
     parser.add_argument("--limit", type=int, default=None, help="documents per corpus")
+    parser.add_argument(
+        "--no-baseline",
+        dest="baseline",
+        action="store_false",
+        help="skip the one-document-at-a-time ingest baseline",
+    )
     parser.add_argument("--write-sample", type=Path, default=None, help="TSV for labelling")
     args = parser.parse_args()
     sample: list[MergePair] = []
@@ -252,10 +288,10 @@ def main() -> None:
             [DATA / "conll04" / "conll04_test.json", DATA / "conll04" / "conll04_dev.json"],
             args.limit,
         )
-        run_corpus("CoNLL04 test+dev", conll, sample)
+        run_corpus("CoNLL04 test+dev", conll, sample, baseline=args.baseline)
     if args.corpus in ("redocred", "all"):
         redocred = load_redocred(DATA / "redocred" / "redocred_dev.json.gz", args.limit)
-        run_corpus("Re-DocRED dev", redocred, sample)
+        run_corpus("Re-DocRED dev", redocred, sample, baseline=args.baseline)
     if args.write_sample is not None:
         texts: dict[str, str] = {}
         for docs in (

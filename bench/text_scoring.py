@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from redstring.consolidation.mentions import KNOWN_ALIASES
-from redstring.consolidation.names import raw_tokens
+from redstring.consolidation.names import LEGAL_FORMS, raw_tokens
 from redstring.consolidation.values import value_key
 
 if TYPE_CHECKING:
@@ -149,7 +149,9 @@ _REGNAL = re.compile(r"^(?:[ivx]+|\d{1,2}(?:st|nd|rd|th))$")
 
 
 def _acronym_of(short: str, long_tokens: Sequence[str]) -> bool:
-    content = [t for t in long_tokens if t not in {"of", "the", "and", "for", "de", "&"}]
+    content = [
+        t for t in long_tokens if t not in {"of", "the", "and", "for", "de", "&"} | LEGAL_FORMS
+    ]
     return len(content) > 1 and short in {
         "".join(t[0] for t in content),
         "".join(t[0] for t in long_tokens),

@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from redstring.composition.build_graph import build_graph
+from redstring.composition.build_graph import DEFAULT_BATCH, build_graphs
 from redstring.composition.consolidation import ConsolidationReport, Consolidator
 from redstring.composition.records import RecordMapping, import_records
 from redstring.composition.retrieval import Retriever
@@ -226,7 +226,6 @@ async def _ingest(
     mapping: RecordMapping | None,
     quiet: bool,
 ) -> list[dict[str, Any]]:
-    results: list[dict[str, Any]] = []
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -237,60 +236,60 @@ async def _ingest(
         transient=True,
     ) as progress:
         task = progress.add_task("ingesting", total=len(files))
+        rows: dict[Path, dict[str, Any]] = {}
+        texts = [f for f in files if f.suffix.lower() not in RECORD_SUFFIXES]
         for file in files:
+            if file.suffix.lower() not in RECORD_SUFFIXES:
+                continue
             progress.update(task, description=f"ingesting {file.name}")
-            if file.suffix.lower() in RECORD_SUFFIXES:
-                assert mapping is not None
-                records = _read_records(file)
-                report = await import_records(
-                    records,
-                    workspace=workspace,
-                    tenant_id=tenant_id,
-                    source_id=file.name,
-                    mapping=mapping,
-                    observed_at=datetime.now(UTC),
-                    embeddings=embeddings,
-                )
-                status = "ok" if report.entities else "unchanged"
-                if report.skipped:
-                    status += f" ({report.skipped} records without name/type skipped)"
-                results.append(
-                    {
-                        "file": str(file),
-                        "status": status,
-                        "entities": report.entities,
-                        "relationships": 0,
-                        "embedded": report.embedded,
-                    }
-                )
-            else:
-                built = await build_graph(
-                    _read_text(file),
-                    workspace=workspace,
-                    tenant_id=tenant_id,
-                    source_id=file.name,
-                    provider=provider,
-                    domain=domain if provider is not None else None,
-                    embeddings=embeddings,
-                )
-                status = (
-                    "unchanged"
-                    if built.unchanged
-                    else "ok"
-                    if built.ok
-                    else f"failed: {built.error}"
-                )
-                results.append(
-                    {
-                        "file": str(file),
-                        "status": status,
-                        "entities": built.entities,
-                        "relationships": built.relationships,
-                        "embedded": built.embedded,
-                    }
-                )
+            assert mapping is not None
+            records = _read_records(file)
+            report = await import_records(
+                records,
+                workspace=workspace,
+                tenant_id=tenant_id,
+                source_id=file.name,
+                mapping=mapping,
+                observed_at=datetime.now(UTC),
+                embeddings=embeddings,
+            )
+            status = "ok" if report.entities else "unchanged"
+            if report.skipped:
+                status += f" ({report.skipped} records without name/type skipped)"
+            rows[file] = {
+                "file": str(file),
+                "status": status,
+                "entities": report.entities,
+                "relationships": 0,
+                "embedded": report.embedded,
+            }
             progress.advance(task)
-    return results
+        # Text files go through `build_graphs` a batch at a time: one projection
+        # catch-up and one embedding call per batch, not per file.
+        for first in range(0, len(texts), DEFAULT_BATCH):
+            batch = texts[first : first + DEFAULT_BATCH]
+            progress.update(task, description=f"ingesting {batch[0].name} ...")
+            built = await build_graphs(
+                [(file.name, _read_text(file)) for file in batch],
+                workspace=workspace,
+                tenant_id=tenant_id,
+                provider=provider,
+                domain=domain if provider is not None else None,
+                embeddings=embeddings,
+            )
+            for file, one in zip(batch, built, strict=True):
+                status = (
+                    "unchanged" if one.unchanged else "ok" if one.ok else f"failed: {one.error}"
+                )
+                rows[file] = {
+                    "file": str(file),
+                    "status": status,
+                    "entities": one.entities,
+                    "relationships": one.relationships,
+                    "embedded": one.embedded,
+                }
+            progress.advance(task, len(batch))
+    return [rows[file] for file in files]
 
 
 @app.command()

@@ -9,7 +9,9 @@ The pipeline: chunk -> extract (the LLM extractor carries the names seen so far
 into each chunk's prompt, and may glean) -> map to entities and relationships
 with derived ids and blocking keys, merged within the document by id -> append a
 `DocumentExtracted` event -> project -> embed the document's entities and append
-an `EntitiesEmbedded` event -> project.
+an `EntitiesEmbedded` event -> project. `build_graphs` runs the same pipeline
+over many documents, projecting and embedding once per batch: on short passages
+the per-document catch-up and model call were most of the ingest time.
 
 **Idempotent.** The document stream remembers the content hash of the last
 extraction; the same text under the same source id appends nothing. Derived ids
@@ -44,13 +46,20 @@ if TYPE_CHECKING:
 
     from redstring.composition.workspace import Workspace
     from redstring.domain.entity import Entity
-    from redstring.domain.ids import TenantId
+    from redstring.domain.ids import EntityId, TenantId
     from redstring.extraction.extractor import Extractor
     from redstring.extraction.schemas import DomainSchema
     from redstring.ports.embedding import EmbeddingProvider
     from redstring.ports.llm import LlmProvider
 
-__all__ = ["AUTO", "BuildProgress", "GraphBuildReport", "build_graph", "embed_entities"]
+__all__ = [
+    "AUTO",
+    "BuildProgress",
+    "GraphBuildReport",
+    "build_graph",
+    "build_graphs",
+    "embed_entities",
+]
 
 #: The model name recorded for rule-based extraction.
 OFFLINE_MODEL = "redstring-offline-rules"
@@ -123,12 +132,113 @@ async def build_graph(
     with `domain` (a bundled domain's name, a `DomainSchema`, or `AUTO`); else the
     offline rule-based extractor. Entities are embedded when `embeddings` is given.
     """
-    if not document.strip():
-        raise InvalidInputError(f"document {source_id!r} is empty")
-    if not source_id.strip():
-        raise InvalidInputError("a document needs a non-blank source id")
+    (report,) = await build_graphs(
+        [(source_id, document)],
+        workspace=workspace,
+        tenant_id=tenant_id,
+        provider=provider,
+        domain=domain,
+        extractor=extractor,
+        embeddings=embeddings,
+        gleaning=gleaning,
+        chunk_size=chunk_size,
+        chunk_overlap=chunk_overlap,
+        progress=progress,
+    )
+    return report
+
+
+#: Documents per batch in `build_graphs`: one projection catch-up and one embedding
+#: call per batch. Short passages make the per-document overheads dominate otherwise.
+DEFAULT_BATCH = 64
+
+
+async def build_graphs(
+    documents: Sequence[tuple[str, str]],
+    *,
+    workspace: Workspace,
+    tenant_id: TenantId,
+    provider: LlmProvider | None = None,
+    domain: DomainSchema | str | None = None,
+    extractor: Extractor | None = None,
+    embeddings: EmbeddingProvider | None = None,
+    gleaning: int = 0,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
+    batch_size: int = DEFAULT_BATCH,
+    progress: Callable[[BuildProgress], None] | None = None,
+) -> list[GraphBuildReport]:
+    """Ingest `(source_id, text)` documents; one report each, in order.
+
+    The log receives exactly what `build_graph` would append for each document (its
+    own `DocumentExtracted` on its own stream), but per batch of `batch_size`
+    documents the stores catch up once and the entities of the whole batch are
+    embedded in one call and one `EntitiesEmbedded` event. An entity named in two
+    documents of this call is embedded once.
+    """
+    if batch_size < 1:
+        raise InvalidInputError(f"batch_size must be at least 1, got {batch_size}")
+    seen: set[str] = set()
+    for source_id, document in documents:
+        if not source_id.strip():
+            raise InvalidInputError("a document needs a non-blank source id")
+        if not document.strip():
+            raise InvalidInputError(f"document {source_id!r} is empty")
+        if source_id in seen:
+            raise InvalidInputError(f"source id {source_id!r} given twice in one build")
+        seen.add(source_id)
     notify = progress or (lambda _: None)
     chosen = extractor if extractor is not None else _extractor_for(provider, domain, gleaning)
+    reports: list[GraphBuildReport] = []
+    # Ids embedded earlier in this build: a derived id stands for one normalised
+    # name, so its vector cannot have changed; a corpus repeats its years and places.
+    embedded: set[EntityId] = set()
+    for first in range(0, len(documents), batch_size):
+        batch = documents[first : first + batch_size]
+        built: list[tuple[GraphBuildReport, list[Entity]]] = []
+        for source_id, document in batch:
+            report, entities = await _extract_and_append(
+                document,
+                workspace=workspace,
+                tenant_id=tenant_id,
+                source_id=source_id,
+                provider=provider,
+                extractor=chosen,
+                chunk_size=chunk_size,
+                chunk_overlap=chunk_overlap,
+                notify=notify,
+            )
+            built.append((report, entities))
+        await workspace.catch_up()
+        for report, _ in built:
+            if report.ok and not report.unchanged:
+                notify(BuildProgress(report.source_id, "appended", *(report.total_chunks,) * 2))
+        if embeddings is not None:
+            unique = {e.id: e for _, entities in built for e in entities if e.id not in embedded}
+            if unique:
+                await embed_entities(workspace, tenant_id, list(unique.values()), embeddings)
+                embedded.update(unique)
+            for report, entities in built:
+                report.embedded = len(entities)
+                if entities:
+                    notify(BuildProgress(report.source_id, "embedded", *(report.total_chunks,) * 2))
+        reports.extend(report for report, _ in built)
+    return reports
+
+
+async def _extract_and_append(
+    document: str,
+    *,
+    workspace: Workspace,
+    tenant_id: TenantId,
+    source_id: str,
+    provider: LlmProvider | None,
+    extractor: Extractor,
+    chunk_size: int,
+    chunk_overlap: int,
+    notify: Callable[[BuildProgress], None],
+) -> tuple[GraphBuildReport, list[Entity]]:
+    """One document's extraction appended to its stream (not yet projected); its entities."""
     report = GraphBuildReport(source_id=source_id)
     content_hash = hashlib.sha256(document.encode("utf-8")).hexdigest()
     stream = document_stream(tenant_id, source_id)
@@ -136,18 +246,18 @@ async def build_graph(
     if version and await _last_hash(workspace, stream, tenant_id) == content_hash:
         report.unchanged = True
         notify(BuildProgress(source_id, "skipped", 0, 0))
-        return report
+        return report, []
 
     chunks = chunk_text(document, chunk_size, chunk_overlap)
     report.total_chunks = len(chunks)
     notify(BuildProgress(source_id, "chunked", 0, len(chunks)))
     usage_before = provider.usage if provider is not None else TokenUsage()
     try:
-        extractions = await chosen.extract_document(chunks)
+        extractions = await extractor.extract_document(chunks)
     except LlmError as exc:
         report.failed_chunks = len(chunks)
         report.error = f"{type(exc).__name__}: {exc}"
-        return report
+        return report, []
     finally:
         if provider is not None:
             report.tokens = _usage_delta(usage_before, provider.usage)
@@ -158,24 +268,17 @@ async def build_graph(
     report.entities = len(mapped.entities)
     report.relationships = len(mapped.relationships)
     report.unresolved_relationships = len(mapped.unresolved)
-    model = _model_of(chosen)
     event = DocumentExtracted(
         tenant_id=tenant_id,
         source_id=source_id,
         content_hash=content_hash,
-        model=model,
+        model=_model_of(extractor),
         entities=mapped.entities,
         relationships=mapped.relationships,
         chunks=ChunkStats(chunk_count=len(chunks), char_count=len(document)),
     )
     await workspace.append(stream, [event], expected_version=version)
-    await workspace.catch_up()
-    notify(BuildProgress(source_id, "appended", len(chunks), len(chunks)))
-
-    if embeddings is not None and mapped.entities:
-        report.embedded = await embed_entities(workspace, tenant_id, mapped.entities, embeddings)
-        notify(BuildProgress(source_id, "embedded", len(chunks), len(chunks)))
-    return report
+    return report, mapped.entities
 
 
 async def embed_entities(

@@ -147,47 +147,30 @@ _GENERATIONS = {"jr": "jr", "junior": "jr", "sr": "sr", "senior": "sr"}
 _CONNECTORS = frozenset(_words("of the and for de du des la le el et von van der den di da &"))
 _ACRONYM = re.compile(r"^(?:[A-Z]\.?){2,6}$")
 
-#: US states (postal code and AP abbreviation) and country short forms, each row one
-#: entity's spellings, normalised by `_core_text`. See the module docstring.
+#: US states (postal code and AP abbreviation) and country short forms: one row per
+#: entity, spellings separated by commas, normalised as `raw_tokens` would. See the
+#: module docstring for where they come from.
 _ALIAS_ROWS = (
-    "alabama al ala|alaska ak|arizona az ariz|arkansas ar ark|california ca calif|"
-    "colorado co colo|connecticut ct conn|delaware de del|florida fl fla|georgia ga|"
-    "hawaii hi|idaho id|illinois il ill|indiana in ind|iowa ia|kansas ks kan|kentucky ky|"
-    "louisiana|maine me|maryland md|massachusetts ma mass|michigan mi mich|"
-    "minnesota mn minn|mississippi ms miss|missouri mo|montana mt mont|nebraska ne neb|"
-    "nevada nv nev|new hampshire nh|new jersey nj|new mexico nm|new york ny|"
-    "north carolina nc|north dakota nd|ohio oh|oklahoma ok okla|oregon or ore|"
-    "pennsylvania pa|rhode island ri|south carolina sc|south dakota sd|tennessee tn tenn|"
-    "texas tx tex|utah ut|vermont vt|virginia va|washington wa wash|west virginia wv|"
-    "wisconsin wi wis|wyoming wy wyo|district of columbia dc|"
-    "united states us usa united states of america|united kingdom uk great britain britain|"
-    "soviet union ussr|united arab emirates uae|united nations un"
+    "alabama, al, ala; alaska, ak; arizona, az, ariz; arkansas, ar, ark; california, ca, "
+    "calif; colorado, co, colo; connecticut, ct, conn; delaware, de, del; florida, fl, fla; "
+    "georgia, ga; hawaii, hi; idaho, id; illinois, il, ill; indiana, in, ind; iowa, ia; "
+    "kansas, ks, kan; kentucky, ky; louisiana; maine, me; maryland, md; massachusetts, ma, "
+    "mass; michigan, mi, mich; minnesota, mn, minn; mississippi, ms, miss; missouri, mo; "
+    "montana, mt, mont; nebraska, ne, neb; nevada, nv, nev; new hampshire, nh; new jersey, "
+    "nj; new mexico, nm; new york, ny; north carolina, nc; north dakota, nd; ohio, oh; "
+    "oklahoma, ok, okla; oregon, or, ore; pennsylvania, pa; rhode island, ri; "
+    "south carolina, sc; south dakota, sd; tennessee, tn, tenn; texas, tx, tex; utah, ut; "
+    "vermont, vt; virginia, va; washington, wa, wash; west virginia, wv; wisconsin, wi, "
+    "wis; wyoming, wy, wyo; district of columbia, dc; "
+    "united states, us, usa, united states of america; united kingdom, uk, great britain, "
+    "britain; soviet union, ussr; united arab emirates, uae; united nations, un"
 )
-
-
-def _alias_table() -> dict[str, str]:
-    table: dict[str, str] = {}
-    multiword = re.compile(
-        r"(new hampshire|new jersey|new mexico|new york|north carolina|north dakota|"
-        r"rhode island|south carolina|south dakota|west virginia|district of columbia|"
-        r"united states of america|united states|united kingdom|great britain|soviet union|"
-        r"united arab emirates|united nations)"
-    )
-    for row in _ALIAS_ROWS.split("|"):
-        spellings: list[str] = []
-        rest = row
-        for phrase in multiword.findall(row):
-            spellings.append(phrase)
-            rest = rest.replace(phrase, " ")
-        spellings.extend(rest.split())
-        canonical = spellings[0]
-        for spelling in spellings:
-            table[spelling] = canonical
-    return table
-
-
 #: Spelling -> the row's first spelling, which stands for the entity.
-KNOWN_ALIASES: dict[str, str] = _alias_table()
+KNOWN_ALIASES: dict[str, str] = {
+    spelling.strip(): row.split(",")[0].strip()
+    for row in _ALIAS_ROWS.split(";")
+    for spelling in row.split(",")
+}
 
 
 class Relation(Enum):
@@ -353,13 +336,20 @@ def relation(a: _Mention, b: _Mention) -> Relation:
         return Relation.DISTINCT
     if a.qualifiers != b.qualifiers:
         return Relation.DISTINCT
-    if a.generation and b.generation and a.generation != b.generation:
+    # Jr/Sr and numbers both mark a generation: "King Jr." is not "King III".
+    a_marks, b_marks = (
+        a.generation | {str(n) for n in a.numbers},
+        b.generation | {str(n) for n in b.numbers},
+    )
+    if a_marks and b_marks and a_marks != b_marks:
         return Relation.DISTINCT
     for one, other in ((a, b), (b, a)):
         if one.acronym is not None and other.acronym is None:
             return Relation.ALIAS if one.acronym in other.initials else Relation.DISTINCT
     if set(a.tokens) == set(b.tokens):
-        return Relation.EQUAL
+        # A generation or number on one side only: "Henry VIII" in a text about him
+        # is "Henry", but that is for the evidence to say, not the string.
+        return Relation.EQUAL if a_marks == b_marks else Relation.CONTAINED
     person = "person" in (a.kind, b.kind)
     short, long = (a, b) if len(a.tokens) <= len(b.tokens) else (b, a)
     if _covers(short.tokens, long.tokens, person):

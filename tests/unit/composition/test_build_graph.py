@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from uuid import uuid4
 
 import pytest
 
-from redstring.composition.build_graph import BuildProgress, build_graph
+from redstring.composition.build_graph import BuildProgress, build_graph, build_graphs
 from redstring.composition.workspace import Workspace
 from redstring.domain.exceptions import InvalidInputError, MalformedOutputError
 from redstring.domain.ids import TenantId
 from redstring.embeddings.fake import FakeEmbeddingProvider
 from redstring.extraction.schemas import ExtractionOutput
 from redstring.llm.fake import FakeLlmProvider
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 TEXT = (
     "Ada Lovelace worked with Charles Babbage in London. "
@@ -161,3 +165,66 @@ async def test_replay_rebuilds_the_stores_with_no_model_calls(workspace: Workspa
     assert await workspace.graph.list_entities(tenant) == before_entities
     assert await workspace.vectors.count(tenant) == before_vectors
     assert embeddings.calls == calls
+
+
+class CountingEmbedder(FakeEmbeddingProvider):
+    """Counts model calls and texts, to show batching and the per-build cache."""
+
+    def __init__(self) -> None:
+        super().__init__(dimension=384)
+        self.batches: list[list[str]] = []
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.batches.append(list(texts))
+        return await super().embed(texts)
+
+
+async def test_many_documents_log_the_same_events_with_one_model_call_per_batch(
+    workspace: Workspace,
+) -> None:
+    """Catches: batching that changes what the log holds, embeds a repeated entity twice,
+    or calls the model once per document again."""
+    documents = [
+        ("a", "Ada Lovelace lived in London."),
+        ("b", "Charles Babbage lived in London."),
+        ("c", "Mary Somerville met Ada Lovelace."),
+    ]
+    tenant = TenantId(uuid4())
+    embedder = CountingEmbedder()
+    reports = await build_graphs(
+        documents, workspace=workspace, tenant_id=tenant, embeddings=embedder, batch_size=2
+    )
+    assert [r.source_id for r in reports] == ["a", "b", "c"]
+    assert all(r.ok and r.entities == 2 for r in reports)
+    # Batch one embeds London once; batch two only the new name.
+    assert [sorted(b) for b in embedder.batches] == [
+        ["Ada Lovelace", "Charles Babbage", "London"],
+        ["Mary Somerville"],
+    ]
+    one_by_one = Workspace.memory(dimension=384)
+    for source_id, text in documents:
+        await build_graph(text, workspace=one_by_one, tenant_id=tenant, source_id=source_id)
+    batched = sorted(
+        (e.name, len(e.provenance)) for e in await workspace.graph.list_entities(tenant)
+    )
+    single = sorted(
+        (e.name, len(e.provenance)) for e in await one_by_one.graph.list_entities(tenant)
+    )
+    assert batched == single
+    assert len(await workspace.vectors.search([0.1] * 384, tenant, k=10)) == 4
+    again = await build_graphs(documents[:1], workspace=workspace, tenant_id=tenant)
+    assert again[0].unchanged
+
+
+async def test_a_batch_refuses_a_repeated_source_id(workspace: Workspace) -> None:
+    """Catches: the second copy failing on the stream version after the first was appended."""
+    with pytest.raises(InvalidInputError, match="given twice"):
+        await build_graphs(
+            [("a", "Ada Lovelace."), ("a", "Ada Lovelace again.")],
+            workspace=workspace,
+            tenant_id=TenantId(uuid4()),
+        )
+    with pytest.raises(InvalidInputError, match="batch_size"):
+        await build_graphs(
+            [("a", "Ada.")], workspace=workspace, tenant_id=TenantId(uuid4()), batch_size=0
+        )

@@ -68,6 +68,7 @@ def test_distinguishing_tokens_decide_against() -> None:
         (("AP", "Organization"), ("AFP", "Organization")),
         (("John Wilkes Booth", "Person"), ("Edwin Booth", "Person")),
         (("John Smith Jr", "Person"), ("John Smith Sr", "Person")),
+        (("Martin Luther King Jr.", "Person"), ("Martin Luther King III", "Person")),
         (("PlayStation 2", "Concept"), ("PlayStation", "Concept")),
         (("Washington", "Location"), ("Waxhaw", "Location")),
         (("California", "Location"), ("New York", "Location")),
@@ -119,6 +120,13 @@ def test_a_surname_joins_the_only_full_name_of_its_document() -> None:
     assert probability(evidence, 0, 1) < 0.5
     assert probability(evidence, 0, 2) < 0.5
     assert probability(evidence, 1, 2) == 0.0
+
+
+def test_a_generation_on_one_side_needs_evidence() -> None:
+    """Catches: 'Martin Luther King III' equal to 'Martin Luther King' by the string alone."""
+    son = mention("Martin Luther King III", "Person", "a")
+    assert pair_probability(son, mention("Martin Luther King", "Person", "b")) < 0.5
+    assert pair_probability(son, mention("Martin Luther King", "Person", "a")) > 0.5
 
 
 def test_a_short_name_seen_mostly_alone_is_ambiguous() -> None:
