@@ -1,546 +1,674 @@
-"""Entity-resolution benchmark: redstring vs Splink on real gold data, held-out split.
+"""Entity-resolution benchmark (issue 17): redstring vs Splink, unsupervised, same process.
 
-    uv run python bench/resolution.py                 # both datasets, full size
-    uv run python bench/resolution.py --sample 0.3    # 30% of people clusters
-    uv run python bench/resolution.py --fit           # also print calibration constants
-    uv run python bench/resolution.py --blocking-report  # key-family ablation (train split)
+    uv run python bench/resolution.py                      # every set, default sizes
+    uv run python bench/resolution.py --quick              # smoke run (1k people, all orgs)
+    uv run python bench/resolution.py --sets people-parts listings --size 1000 5000
+    uv run python bench/resolution.py --no-splink
 
-Honesty rules:
-- Clusters (gold identities) are split into train and test, stratified by size
-  (clusters sorted by size, then alternately assigned), so no identity is in both.
-- Everything learnt -- redstring's weights and thresholds, Splink's parameters and its
-  threshold -- is learnt on train only. Every reported figure is on test.
-- redstring is run with the model fitted on train in this very run; the bench also
-  says whether that refit equals the shipped constants (`calibration.py`).
+No labels are used by either system: gold identities (the source `cluster`) are
+read only to score the output. The sets are built in memory by `variants.py`
+(people-50k and PATSTAT as a user gets them, plus schema variants the resolver was
+not designed around); nothing is written to the repository.
+
+redstring runs exactly the CLI path: the set is written to a temporary CSV, read
+back the way `ingest` reads it, imported with the `--type/--id-column/--name-column`
+mapping into a fresh SQLite workspace, consolidated by `Consolidator`, and each
+record's entity is read back through the graph's alias resolution. The engine
+entry point (`resolve_sync`) is then timed alone on the same entities and gives
+the candidate pairs for pair completeness.
+
+Splink is configured per schema the way its documentation configures such
+columns (comparison library per column kind, several blocking rules, a
+deterministic-rules prior, u by random sampling, two EM sessions, predict,
+clusters at 0.5); the settings are fixed per schema, never tuned per run. Its
+input gets the light standardisation its docs ask of users (lower case, dates as
+ISO strings, names split into parts, digits-only phones/ids) -- done once, in
+`splink_plan`, and timed with Splink.
+
+Peak memory is the peak resident set size above the one at the start of the step,
+sampled every 5 ms from /proc/self/statm (falling back to the ru_maxrss delta), after
+a `gc.collect()` and glibc `malloc_trim(0)`: it counts native allocations (DuckDB,
+numpy, SQLite) that tracemalloc cannot see, but a step that reuses memory an
+earlier step freed without returning it to the OS reads low (approximate; ~0 means
+"fit in memory already held").
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import csv
-import gzip
+import ctypes
+import gc
 import logging
+import os
+import re
+import resource
+import sys
+import tempfile
+import threading
 import time
-import uuid
-from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from redstring.consolidation import calibration
-from redstring.consolidation.candidates import (
-    DEFAULT_FAMILIES,
-    DEFAULT_MAX_BLOCK_SIZE,
-    FAMILY_BUILDERS,
-    CandidateSet,
-    candidate_pairs,
-    candidate_pairs_from_keys,
-    resolution_keys,
-    secondary_keys,
-    twin_signature,
-)
-from redstring.consolidation.engine import (
-    ScoredCandidates,
-    cluster_indices,
-    link_scores,
-    resolve_sync,
-    score_candidates,
-)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from variants import DATA, SETS, RecordSet, build
+
+from redstring.composition.consolidation import Consolidator
+from redstring.composition.records import RecordMapping, import_records
+from redstring.composition.workspace import Workspace
+from redstring.consolidation.engine import resolve_sync
 from redstring.consolidation.metrics import (
     bcubed_prf,
     pair_completeness,
     pairwise_prf,
-    reduction_ratio,
 )
-from redstring.consolidation.names import name_view
-from redstring.consolidation.scoring import MatchModel, fit_logistic
-from redstring.domain.entity import Entity
-from redstring.domain.ids import EntityId, tenant_id_for
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-TENANT = tenant_id_for("bench")
-PEOPLE_FIELDS = ("first_name", "surname", "dob", "birth_place", "gender", "occupation")
-#: Thresholds searched when calibrating (both systems get the same grid).
-UPPER_GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98)
-SPLINK_GRID = (0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999)
-#: Adjudication budget: the grey band (`lower <= p < upper`) may hold at most this
-#: share of the train candidate pairs; `lower` is the smallest threshold that keeps
-#: it within budget. (The old rule, "1% of train matches below `lower`", put 7.8% of
-#: people candidates -- 137,849 test pairs -- in front of an adjudicator.)
-GREY_BUDGET = 0.002
+if TYPE_CHECKING:
+    from collections.abc import Callable, Hashable, Sequence
+
+    from redstring.domain.entity import Entity
+    from redstring.domain.ids import EntityId
+
+#: Default sizes (records, whole clusters sampled) per set; "full" = every record.
+DEFAULT_SIZES: dict[str, list[int | None]] = {
+    "people-50k": [None],
+    "patstat": [None],
+    "people-parts": [1000, 5000, 10000],
+    "people-us": [10000],
+    "listings": [None],
+}
+QUICK_SIZE = 1000
+SOURCE = "records.csv"
+
+
+# --------------------------------------------------------------------------- measuring
+
+
+def release_free_memory() -> None:
+    """Collect garbage and hand free heap back to the OS, so the next step's RSS
+    growth is its own and not hidden by memory a previous step left allocated."""
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: no trim
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+class PeakMemory:
+    """Peak RSS above the starting RSS while the block runs (MB)."""
+
+    def __init__(self, interval: float = 0.005) -> None:
+        self.interval = interval
+        self.peak_mb = 0.0
+        self._stop = threading.Event()
+        self._page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+        self._proc = Path("/proc/self/statm")
+
+    def _rss(self) -> int:
+        return int(self._proc.read_text().split()[1]) * self._page
+
+    def __enter__(self) -> PeakMemory:
+        release_free_memory()
+        self._use_proc = self._proc.exists()
+        if self._use_proc:
+            self._start = self._peak = self._rss()
+            self._thread = threading.Thread(target=self._sample, daemon=True)
+            self._thread.start()
+        else:  # pragma: no cover - non-Linux
+            self._start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        return self
+
+    def _sample(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._peak = max(self._peak, self._rss())
+
+    def __exit__(self, *exc: object) -> None:
+        if self._use_proc:
+            self._stop.set()
+            self._thread.join()
+            self._peak = max(self._peak, self._rss())
+            self.peak_mb = (self._peak - self._start) / 2**20
+        else:  # pragma: no cover - non-Linux
+            end = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+            self.peak_mb = (end - self._start) / 2**20
 
 
 @dataclass
-class Dataset:
-    name: str
-    kind: str
-    entities: list[Entity]
-    gold: list[str]
-    records: list[dict[str, Any]]
+class Row:
+    """One line of the table."""
+
+    set_name: str
+    records: int
+    system: str
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+    b3_f1: float | None = None
+    pc: float | None = None
+    comparisons: int | None = None
+    seconds: float = 0.0
+    peak_mb: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def eps(self) -> float:
+        return self.records / self.seconds if self.seconds else float("nan")
+
+    def score(self, predicted: Sequence[Hashable], gold: Sequence[Hashable]) -> None:
+        pw, b3 = pairwise_prf(predicted, gold), bcubed_prf(predicted, gold)
+        self.precision, self.recall, self.f1, self.b3_f1 = pw.precision, pw.recall, pw.f1, b3.f1
 
 
-def _entity_id(text: str) -> EntityId:
-    return EntityId(uuid.uuid5(uuid.NAMESPACE_URL, f"redstring-bench:{text}"))
+def labels_from_clusters(
+    record_entities: Sequence[EntityId | None], clusters: Sequence[Sequence[EntityId]]
+) -> list[str]:
+    """Per-record cluster labels; a record the engine never saw is its own singleton."""
+    label = {member: f"c{number}" for number, members in enumerate(clusters) for member in members}
+    return [
+        label.get(entity, f"r{index}") if entity is not None else f"r{index}"
+        for index, entity in enumerate(record_entities)
+    ]
 
 
-def load_people() -> Dataset:
-    entities, gold, records = [], [], []
-    with gzip.open(DATA / "historical_figures_50k.csv.gz", "rt", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            props: dict[str, Any] = {k: row[k] for k in PEOPLE_FIELDS if row[k]}
-            if row["postcode_fake"]:
-                props["postcode"] = row["postcode_fake"]
-            name = row["full_name"] or row["first_and_surname"] or row["surname"] or "?"
-            entities.append(
-                Entity(
-                    id=_entity_id(row["unique_id"]),
-                    tenant_id=TENANT,
-                    name=name,
-                    entity_type="person",
-                    properties=props,
-                )
-            )
-            gold.append(row["cluster"])
-            records.append(
-                {
-                    "unique_id": row["unique_id"],
-                    "cluster": row["cluster"],
-                    **{k: row[k] or None for k in PEOPLE_FIELDS},
-                    "postcode_fake": row["postcode_fake"] or None,
-                }
-            )
-    return Dataset("people (historical_figures_50k)", "person", entities, gold, records)
-
-
-def load_orgs() -> Dataset:
-    entities, gold, records = [], [], []
-    with gzip.open(DATA / "patstat_company_names.csv.gz", "rt", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            entities.append(
-                Entity(
-                    id=_entity_id("patstat-" + row["person_id"]),
-                    tenant_id=TENANT,
-                    name=row["raw_name"],
-                    entity_type="organization",
-                )
-            )
-            gold.append(row["cluster"])
-            view = name_view(row["raw_name"], "organization")
-            records.append(
-                {
-                    "unique_id": row["person_id"],
-                    "cluster": row["cluster"],
-                    "name_core": view.core or None,
-                    "name_tokens": list(view.tokens),
-                    "first_token": view.tokens[0] if view.tokens else None,
-                    "last_token": view.tokens[-1] if view.tokens else None,
-                }
-            )
-    return Dataset("organisations (patstat)", "organization", entities, gold, records)
-
-
-def split(data: Dataset, sample: float) -> tuple[Dataset, Dataset]:
-    """Stratified cluster split: clusters by size (desc, then id), alternately train/test."""
-    members: dict[str, list[int]] = defaultdict(list)
-    for index, label in enumerate(data.gold):
-        members[label].append(index)
-    order = sorted(members, key=lambda c: (-len(members[c]), c))
-    if sample < 1.0:
-        keep = max(2, round(len(order) * sample))
-        step = len(order) / keep
-        order = [order[int(k * step)] for k in range(keep)]
-    parts: tuple[list[int], list[int]] = ([], [])
-    for rank, label in enumerate(order):
-        parts[rank % 2].extend(members[label])
-
-    def take(indices: list[int], suffix: str) -> Dataset:
-        indices = sorted(indices)
-        return Dataset(
-            f"{data.name} [{suffix}]",
-            data.kind,
-            [data.entities[i] for i in indices],
-            [data.gold[i] for i in indices],
-            [data.records[i] for i in indices],
-        )
-
-    return take(parts[0], "train"), take(parts[1], "test")
+def index_pairs(
+    pairs: np.ndarray, entity_ids: Sequence[EntityId], record_entities: Sequence[EntityId | None]
+) -> list[tuple[int, int]]:
+    """Engine candidate pairs (indices into `entity_ids`) as record-index pairs."""
+    record_of = {entity: index for index, entity in enumerate(record_entities) if entity}
+    position = [record_of.get(entity, -1) for entity in entity_ids]
+    out = []
+    for left, right in pairs.tolist():
+        i, j = position[left], position[right]
+        if i >= 0 and j >= 0 and i != j:
+            out.append((min(i, j), max(i, j)))
+    return out
 
 
 # --------------------------------------------------------------------------- redstring
 
 
-def labels_of(scored: ScoredCandidates, gold: list[str]) -> np.ndarray:
-    g = np.asarray(gold, dtype=object)
-    return np.asarray(g[scored.pairs[:, 0]] == g[scored.pairs[:, 1]], dtype=bool)
+def write_csv(records: RecordSet, path: Path) -> None:
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(records.rows[0]))
+        writer.writeheader()
+        writer.writerows(records.rows)
 
 
-def clusters_to_labels(n: int, clusters: list[list[int]]) -> list[int]:
-    out = [0] * n
-    for c, members in enumerate(clusters):
-        for m in members:
-            out[m] = c
-    return out
+def read_csv(path: Path) -> list[dict[str, Any]]:
+    """As `redstring ingest` reads a .csv file."""
+    return [dict(row) for row in csv.DictReader(path.read_text(encoding="utf-8").splitlines())]
 
 
-def twin_aware_completeness(cands: CandidateSet, gold: list[str]) -> float:
-    """Pair completeness where a twin counts as compared wherever its representative is.
+def run_redstring(records: RecordSet, workdir: Path) -> list[Row]:
+    """ingest + consolidate as the CLI does, then the engine alone; three table rows."""
+    n = len(records.rows)
+    ingest = Row(records.name, n, "redstring ingest")
+    consolidate = Row(records.name, n, "redstring consolidate")
+    engine = Row(records.name, n, "redstring engine")
+    csv_path = workdir / SOURCE
+    write_csv(records, csv_path)
+    with Workspace.open(workdir / "bench.db", create=True) as workspace:
+        tenant = workspace.register_tenant("bench")
+        mapping = RecordMapping(
+            name_field=records.name_column,
+            entity_type=records.entity_type,
+            id_field=records.id_column,
+        )
+        start = time.perf_counter()
+        with PeakMemory() as memory:
+            report = asyncio.run(
+                import_records(
+                    read_csv(csv_path),
+                    workspace=workspace,
+                    tenant_id=tenant,
+                    source_id=csv_path.name,
+                    mapping=mapping,
+                    observed_at=datetime.now(UTC),
+                )
+            )
+        ingest.seconds, ingest.peak_mb = time.perf_counter() - start, memory.peak_mb
+        if report.skipped:
+            ingest.notes.append(f"{report.skipped} records without a name skipped by ingest")
 
-    Twins (identical type, core name and fields) are starred onto one representative;
-    a true pair (i, j) is covered when (rep(i), rep(j)) is a candidate or rep(i) == rep(j).
-    """
-    rep = cands.representative.tolist()
-    candidate = {(int(i), int(j)) for i, j in cands.pairs.tolist()}
-    members: dict[str, list[int]] = defaultdict(list)
-    for index, label in enumerate(gold):
-        members[label].append(index)
-    found = total = 0
-    for group in members.values():
-        for a in range(len(group)):
-            for b in range(a + 1, len(group)):
-                total += 1
-                ri, rj = rep[group[a]], rep[group[b]]
-                if ri == rj or (min(ri, rj), max(ri, rj)) in candidate:
-                    found += 1
-    return found / total if total else 1.0
+        entities = asyncio.run(workspace.graph.list_entities(tenant))
+        record_entities = _record_entities(records, entities, csv_path.name)
 
+        start = time.perf_counter()
+        with PeakMemory() as memory:
+            result = asyncio.run(Consolidator(workspace).consolidate(tenant))
+        consolidate.seconds, consolidate.peak_mb = time.perf_counter() - start, memory.peak_mb
+        consolidate.comparisons = result.candidate_pairs
+        fields = getattr(result, "fields", None)
+        if fields:
+            consolidate.notes.append(f"fields used: {fields}")
+        consolidate.notes.append(
+            f"{result.merges} merges, bands {dict(sorted(result.bands.items()))}, "
+            f"{result.grey_kept_apart} grey pairs kept apart"
+        )
 
-def fit_model(
-    scored: ScoredCandidates, scored_entities_source: list[Entity], gold: list[str], kind: str
-) -> tuple[MatchModel, str]:
-    """Weights by logistic regression on train pairs; thresholds by train F1 grid."""
-    # `score_candidates` works in id order: align the labels with it.
-    by_id = dict(zip((e.id for e in scored_entities_source), gold, strict=True))
-    gold = [by_id[e.id] for e in scored.entities]
-    y = labels_of(scored, gold)
-    weights, intercept = fit_logistic(scored.features, y)
-    model = MatchModel(kind=kind, weights=weights, intercept=intercept, upper=0.5, lower=0.0)
-    p = model.probability(scored.features)
-    lines = [f"  train pairs={len(y):,} matches={int(y.sum()):,}"]
-    best = (-1.0, 0.5)
-    for upper in UPPER_GRID:
-        links = link_scores(p, np.full(len(p), upper))
-        clusters = cluster_indices(len(gold), scored.pairs, links)
-        f1 = pairwise_prf(clusters_to_labels(len(gold), clusters), gold).f1
-        lines.append(f"  upper={upper:.2f} train pairwise F1={f1:.4f}")
-        best = max(best, (f1, upper))
-    upper = best[1]
-    lower = grey_lower(p, upper, GREY_BUDGET)
-    grey = (p >= lower) & (p < upper)
-    lines.append(
-        f"  chosen upper={upper} (best train F1 {best[0]:.4f}), lower={lower}: grey band "
-        f"{int(grey.sum()):,} train pairs ({grey.mean():.2%}), {int((grey & y).sum()):,} "
-        "of them matches"
-    )
-    return replace(model, upper=upper, lower=lower), "\n".join(lines)
+        canonical = asyncio.run(_canonical_ids(workspace, tenant, record_entities))
+        consolidate.score(
+            [str(c) if c is not None else f"r{i}" for i, c in enumerate(canonical)],
+            records.gold,
+        )
 
-
-def grey_lower(p: np.ndarray, upper: float, budget: float) -> float:
-    """The smallest `lower` (4 decimals) whose grey band holds <= `budget` of the pairs."""
-    below = np.sort(p[p < upper])[::-1]
-    allowed = int(budget * len(p))
-    if allowed >= len(below):
-        return 0.0
-    # Strictly above the first pair that would exceed the budget.
-    lower = float(np.ceil(below[allowed] * 1e4 + 1e-9) / 1e4)
-    return min(lower, upper)
-
-
-def run_redstring(test: Dataset, models: dict[str, MatchModel]) -> dict[str, float]:
     start = time.perf_counter()
-    plan = resolve_sync(test.entities, models=models)
-    elapsed = time.perf_counter() - start
-    index = {e.id: i for i, e in enumerate(test.entities)}
-    clusters = [[index[i] for i in c] for c in plan.clusters]
-    predicted = clusters_to_labels(len(test.entities), clusters)
-    # Blocking figures from the same candidate generation the plan used.
-    cands = candidate_pairs(test.entities)
-    pw, b3 = pairwise_prf(predicted, test.gold), bcubed_prf(predicted, test.gold)
-    return {
-        "precision": pw.precision,
-        "recall": pw.recall,
-        "f1": pw.f1,
-        "b3_f1": b3.f1,
-        "rr": reduction_ratio(len(cands.pairs), len(test.entities)),
-        "pc": twin_aware_completeness(cands, test.gold),
-        "seconds": elapsed,
-        "eps": len(test.entities) / elapsed,
-        "grey": float(len(plan.grey)),
-        "starred": float(cands.stats.blocks_starred),
-        "twins": float(cands.stats.twins),
-    }
+    with PeakMemory() as memory:
+        plan = resolve_sync(entities)
+    engine.seconds, engine.peak_mb = time.perf_counter() - start, memory.peak_mb
+    engine.score(labels_from_clusters(record_entities, plan.clusters), records.gold)
+    pairs = getattr(plan, "candidate_pairs", None)
+    entity_ids = getattr(plan, "entity_ids", None)
+    if pairs is not None and entity_ids is not None:
+        candidates = index_pairs(np.asarray(pairs), entity_ids, record_entities)
+        engine.pc = pair_completeness(candidates, records.gold)
+        engine.comparisons = len(candidates)
+    else:
+        engine.notes.append("plan exposes no candidate_pairs/entity_ids: pair completeness n/a")
+        engine.comparisons = plan.candidate_stats.pairs
+    return [ingest, consolidate, engine]
+
+
+def _record_entities(
+    records: RecordSet, entities: Sequence[Entity], source_id: str
+) -> list[EntityId | None]:
+    """The entity each record became, from its provenance (`source#record-key`)."""
+    by_source = {p.source_id: e.id for e in entities for p in e.provenance}
+    return [by_source.get(f"{source_id}#{row[records.id_column]}") for row in records.rows]
+
+
+async def _canonical_ids(
+    workspace: Workspace, tenant: Any, record_entities: Sequence[EntityId | None]
+) -> list[EntityId | None]:
+    """Each record's entity read by id: the graph answers with the alias's canonical."""
+    out: list[EntityId | None] = []
+    for entity_id in record_entities:
+        found = await workspace.graph.get_entity(entity_id, tenant) if entity_id else None
+        out.append(found.id if found is not None else None)
+    return out
 
 
 # --------------------------------------------------------------------------- Splink
 
 
-def splink_settings(kind: str) -> Any:
+@dataclass
+class SplinkPlan:
+    """One schema's Splink job, as its documentation would configure it."""
+
+    frame: dict[str, list[Any]]
+    settings: Any
+    prior_rules: list[Any]
+    prior_recall: float
+    em_rules: list[Any]
+
+
+def _clean(value: str) -> str | None:
+    value = value.strip().lower()
+    return value or None
+
+
+def _digits(value: str) -> str | None:
+    digits = re.sub(r"\D", "", value)
+    return digits or None
+
+
+def _code(value: str) -> str | None:
+    code = re.sub(r"[^0-9a-z]", "", value.lower())
+    return code or None
+
+
+def _iso(day: str, month: str, year: str) -> str | None:
+    if not (day and month and year):
+        return None
+    return f"{int(year):04d}-{int(month):02d}-{int(day):02d}"
+
+
+def _column(records: RecordSet, name: str, convert: Callable[[str], Any] = _clean) -> list[Any]:
+    return [convert(row[name]) for row in records.rows]
+
+
+def splink_plan(records: RecordSet) -> SplinkPlan:
     import splink.comparison_library as cl
     from splink import SettingsCreator, block_on
 
-    if kind == "person":
-        # The Splink documentation's configuration for this dataset (historical_50k).
+    def settings(
+        blocking: list[Any], comparisons: list[Any], **extra: Any
+    ) -> Any:  # one place for the common keys
         return SettingsCreator(
             link_type="dedupe_only",
-            # The documented rules plus looser ones, so Splink's recall is not
-            # capped by blocking more than redstring's is.
-            blocking_rules_to_generate_predictions=[
-                block_on("first_name", "surname"),
-                block_on("surname", "dob"),
-                block_on("first_name", "dob"),
-                block_on("postcode_fake", "first_name"),
-                block_on("postcode_fake", "surname"),
-                block_on("dob", "birth_place"),
-                block_on("surname", "birth_place"),
-                block_on("dob"),
-                block_on("surname"),
-            ],
-            comparisons=[
-                cl.ForenameSurnameComparison(
-                    "first_name",
-                    "surname",
-                    forename_surname_concat_col_name="first_name_surname_concat",
-                ),
-                cl.DateOfBirthComparison("dob", input_is_string=True),
-                cl.PostcodeComparison("postcode_fake"),
-                cl.ExactMatch("birth_place").configure(term_frequency_adjustments=True),
-                cl.ExactMatch("occupation").configure(term_frequency_adjustments=True),
-                cl.ExactMatch("gender"),
-            ],
+            blocking_rules_to_generate_predictions=blocking,
+            comparisons=comparisons,
             retain_intermediate_calculation_columns=False,
+            **extra,
         )
-    # Organisation names: a single name, given to Splink already cleaned the way
-    # redstring cleans it (legal forms dropped), compared on several views.
-    return SettingsCreator(
-        link_type="dedupe_only",
-        blocking_rules_to_generate_predictions=[
-            block_on("substr(name_core, 1, 4)"),
-            block_on("first_token"),
-            block_on("last_token"),
-        ],
-        comparisons=[
-            cl.JaroWinklerAtThresholds("name_core", [0.95, 0.9, 0.8, 0.7]).configure(
-                term_frequency_adjustments=True
+
+    ids = [row[records.id_column] for row in records.rows]
+    kind = next(s for s in SETS if records.name == s or records.name.startswith(s + "-"))
+    if kind == "people-50k":
+        # The docs' own example for this very dataset (historical_50k).
+        frame = {
+            "unique_id": ids,
+            **{
+                c: _column(records, c)
+                for c in ("first_name", "surname", "dob", "birth_place", "postcode_fake")
+            },
+            "occupation": _column(records, "occupation"),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [
+                    block_on("first_name", "surname"),
+                    block_on("surname", "dob"),
+                    block_on("first_name", "dob"),
+                    block_on("postcode_fake", "first_name"),
+                    block_on("postcode_fake", "surname"),
+                    block_on("dob", "birth_place"),
+                    block_on("substr(postcode_fake,1,3)", "dob"),
+                    block_on("substr(postcode_fake,1,3)", "first_name"),
+                    block_on("substr(postcode_fake,1,3)", "surname"),
+                    block_on("substr(first_name,1,2)", "substr(surname,1,2)", "substr(dob,1,4)"),
+                ],
+                [
+                    cl.NameComparison("first_name").configure(term_frequency_adjustments=True),
+                    cl.NameComparison("surname").configure(term_frequency_adjustments=True),
+                    cl.DateOfBirthComparison("dob", input_is_string=True),
+                    cl.PostcodeComparison("postcode_fake"),
+                    cl.ExactMatch("birth_place").configure(term_frequency_adjustments=True),
+                    cl.ExactMatch("occupation").configure(term_frequency_adjustments=True),
+                ],
             ),
-            cl.ArrayIntersectAtSizes("name_tokens", [2, 1]),
-            cl.JaroWinklerAtThresholds("first_token", [0.95, 0.8]),
-        ],
-        retain_intermediate_calculation_columns=False,
+            [
+                block_on("first_name", "surname", "dob"),
+                block_on("substr(first_name,1,2)", "surname", "substr(postcode_fake,1,2)"),
+                block_on("dob", "postcode_fake"),
+            ],
+            0.6,
+            [block_on("first_name", "surname"), block_on("dob")],
+        )
+    if kind == "people-parts":
+        # Person with id number and address: the docs' febrl configuration.
+        rows = records.rows
+        frame = {
+            "unique_id": ids,
+            "given_name": _column(records, "given_name"),
+            "middle_names": _column(records, "middle_names"),
+            "family_name": _column(records, "family_name"),
+            "dob": [_iso(r["birth_day"], r["birth_month"], r["birth_year"]) for r in rows],
+            "natid": _column(records, "natid", _code),
+            "address_line": _column(records, "address_line"),
+            "town": _column(records, "town"),
+            "pcode": _column(records, "pcode"),
+            "sex": _column(records, "sex"),
+            "job": _column(records, "job"),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [
+                    block_on("given_name", "family_name"),
+                    block_on("family_name", "dob"),
+                    block_on("given_name", "dob"),
+                    block_on("natid"),
+                    block_on("pcode", "family_name"),
+                    block_on("address_line", "town"),
+                ],
+                [
+                    cl.NameComparison("given_name").configure(term_frequency_adjustments=True),
+                    cl.NameComparison("family_name").configure(term_frequency_adjustments=True),
+                    cl.JaroWinklerAtThresholds("middle_names", [0.9]),
+                    cl.DateOfBirthComparison("dob", input_is_string=True),
+                    cl.DamerauLevenshteinAtThresholds("natid", [1, 2]),
+                    cl.JaroWinklerAtThresholds("address_line", [0.9, 0.7]),
+                    cl.ExactMatch("town").configure(term_frequency_adjustments=True),
+                    cl.PostcodeComparison("pcode"),
+                    cl.ExactMatch("sex"),
+                    cl.ExactMatch("job").configure(term_frequency_adjustments=True),
+                ],
+            ),
+            [block_on("natid"), block_on("given_name", "family_name", "dob")],
+            0.6,
+            [block_on("given_name", "family_name"), block_on("dob")],
+        )
+    if kind == "people-us":
+        given, family = [], []
+        for row in records.rows:
+            surname, _, forenames = row["name"].partition(",")
+            family.append(_clean(surname))
+            given.append(_clean(forenames.split()[0]) if forenames.split() else None)
+        frame = {
+            "unique_id": ids,
+            "given_name": given,
+            "family_name": family,
+            "dob": _column(records, "birth_date"),
+            "ssn": _column(records, "ssn", _digits),
+            "phone": _column(records, "phone", _digits),
+            "city": _column(records, "city"),
+            "gender": _column(records, "gender"),
+            "job_title": _column(records, "job_title"),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [
+                    block_on("given_name", "family_name"),
+                    block_on("family_name", "dob"),
+                    block_on("given_name", "dob"),
+                    block_on("ssn"),
+                    block_on("phone"),
+                    block_on("dob", "city"),
+                ],
+                [
+                    cl.NameComparison("given_name").configure(term_frequency_adjustments=True),
+                    cl.NameComparison("family_name").configure(term_frequency_adjustments=True),
+                    cl.DateOfBirthComparison(
+                        "dob", input_is_string=True, datetime_format="%m/%d/%Y"
+                    ),
+                    cl.DamerauLevenshteinAtThresholds("ssn", [1, 2]),
+                    cl.LevenshteinAtThresholds("phone", [1, 2]),
+                    cl.ExactMatch("city").configure(term_frequency_adjustments=True),
+                    cl.ExactMatch("gender"),
+                    cl.ExactMatch("job_title").configure(term_frequency_adjustments=True),
+                ],
+            ),
+            [block_on("ssn"), block_on("given_name", "family_name", "dob")],
+            0.6,
+            [block_on("given_name", "family_name"), block_on("dob")],
+        )
+    if kind == "listings":
+        frame = {
+            "unique_id": ids,
+            "name": _column(records, "name", _org_name),
+            "street": _column(records, "street"),
+            "city": _column(records, "city"),
+            "phone": _column(records, "phone", _national_digits),
+            "category": _column(records, "category"),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [
+                    block_on("substr(name,1,4)"),
+                    block_on("phone"),
+                    block_on("street", "city"),
+                ],
+                [
+                    cl.JaroWinklerAtThresholds("name", [0.95, 0.88, 0.7]).configure(
+                        term_frequency_adjustments=True
+                    ),
+                    cl.JaroWinklerAtThresholds("street", [0.9, 0.7]),
+                    cl.ExactMatch("city").configure(term_frequency_adjustments=True),
+                    cl.LevenshteinAtThresholds("phone", [1, 2]),
+                    cl.ExactMatch("category").configure(term_frequency_adjustments=True),
+                ],
+            ),
+            [block_on("name", "city"), block_on("phone")],
+            0.6,
+            [block_on("phone"), block_on("substr(name,1,4)")],
+        )
+    # patstat: a name, co-authors and IPC classes.
+    frame = {
+        "unique_id": ids,
+        "name": _column(records, "raw_name", _org_name),
+        "coauthors": [_split_list(row["coauthors"]) for row in records.rows],
+        "ipc": [_split_list(row["ipc_classes"]) for row in records.rows],
+        "ipc_first": [(row["ipc_classes"][:4] or None) for row in records.rows],
+    }
+    return SplinkPlan(
+        frame,
+        settings(
+            [block_on("substr(name,1,4)"), block_on("ipc_first", "substr(name,1,2)")],
+            [
+                cl.JaroWinklerAtThresholds("name", [0.95, 0.88, 0.7]).configure(
+                    term_frequency_adjustments=True
+                ),
+                cl.ArrayIntersectAtSizes("coauthors", [2, 1]),
+                cl.ArrayIntersectAtSizes("ipc", [2, 1]),
+            ],
+        ),
+        [block_on("name")],
+        0.6,
+        [block_on("substr(name,1,4)"), block_on("ipc_first")],
     )
 
 
-def _splink_frame(data: Dataset) -> dict[str, list[Any]]:
-    columns = list(data.records[0])
-    if data.kind == "person":
-        return {
-            **{c: [r[c] for r in data.records] for c in columns},
-            "first_name_surname_concat": [
-                (f"{r['first_name'] or ''} {r['surname'] or ''}".strip() or None)
-                for r in data.records
-            ],
-        }
-    return {c: [r[c] for r in data.records] for c in columns}
+def _org_name(value: str) -> str | None:
+    return _clean(re.sub(r"[^\w\s]", " ", value).replace("  ", " "))
 
 
-def _splink_clusters(linker: Any, predictions: Any, threshold: float, data: Dataset) -> list[str]:
-    frame = linker.clustering.cluster_pairwise_predictions_at_threshold(
-        predictions, threshold_match_probability=threshold
-    ).as_record_list()
-    by_id = {str(r["unique_id"]): str(r["cluster_id"]) for r in frame}
-    return [by_id.get(str(r["unique_id"]), "single:" + str(r["unique_id"])) for r in data.records]
+def _national_digits(value: str) -> str | None:
+    digits = _digits(value)
+    if digits and digits.startswith("31"):
+        digits = digits[2:]
+    return digits.lstrip("0") if digits else None
 
 
-def run_splink(train: Dataset, test: Dataset) -> tuple[dict[str, float], str]:
-    from splink import DuckDBAPI, Linker, block_on
+def _split_list(value: str) -> list[str]:
+    return sorted({p.strip().lower() for p in value.split("**") if p.strip()})
+
+
+def run_splink(records: RecordSet) -> Row:
+    from splink import DuckDBAPI, Linker
 
     logging.getLogger("splink").setLevel(logging.ERROR)
-    lines: list[str] = []
+    row = Row(records.name, len(records.rows), f"Splink {_splink_version()}")
     start = time.perf_counter()
-    db = DuckDBAPI()
-    linker = Linker(db.register(_splink_frame(train)), splink_settings(train.kind), log_level=None)
-    if train.kind == "person":
+    with PeakMemory() as memory:
+        plan = splink_plan(records)
+        linker = Linker(DuckDBAPI().register(plan.frame), plan.settings, log_level=logging.WARNING)
         linker.training.estimate_probability_two_random_records_match(
-            [block_on("first_name", "surname", "dob"), block_on("dob", "postcode_fake")],
-            recall=0.7,
+            plan.prior_rules, recall=plan.prior_recall
         )
         linker.training.estimate_u_using_random_sampling(max_pairs=5e6, seed=1)
-        linker.training.estimate_parameters_using_expectation_maximisation(
-            block_on("first_name", "surname")
-        )
-        linker.training.estimate_parameters_using_expectation_maximisation(block_on("dob"))
-    else:
-        # One name, so EM has no independent column to block on: m from train labels.
-        linker.training.estimate_probability_two_random_records_match(
-            [block_on("name_core")], recall=0.5
-        )
-        linker.training.estimate_u_using_random_sampling(max_pairs=2e6, seed=1)
-        linker.training.estimate_m_from_label_column("cluster")
-    train_predictions = linker.inference.predict(threshold_match_probability=0.005)
-    best = (-1.0, 0.5)
-    for threshold in SPLINK_GRID:
-        labels = _splink_clusters(linker, train_predictions, threshold, train)
-        f1 = pairwise_prf(labels, train.gold).f1
-        lines.append(f"  splink threshold={threshold} train pairwise F1={f1:.4f}")
-        best = max(best, (f1, threshold))
-    lines.append(f"  splink chosen threshold={best[1]} (train F1 {best[0]:.4f})")
-    model = linker.misc.save_model_to_json()
-    train_seconds = time.perf_counter() - start
-
-    start = time.perf_counter()
-    db_test = DuckDBAPI()
-    test_linker = Linker(db_test.register(_splink_frame(test)), model, log_level=None)
-    predictions = test_linker.inference.predict(threshold_match_probability=0.005)
-    labels = _splink_clusters(test_linker, predictions, best[1], test)
-    elapsed = time.perf_counter() - start
-    blocked = test_linker.inference.compute_blocked_pairs_for_predict()  # type: ignore[attr-defined]
-    pairs = _blocked_pairs(blocked, test)
-    pw, b3 = pairwise_prf(labels, test.gold), bcubed_prf(labels, test.gold)
-    lines.append(f"  splink train (fit + threshold search) {train_seconds:.1f}s")
-    return {
-        "precision": pw.precision,
-        "recall": pw.recall,
-        "f1": pw.f1,
-        "b3_f1": b3.f1,
-        "rr": reduction_ratio(len(pairs), len(test.entities)),
-        "pc": pair_completeness(pairs, test.gold),
-        "seconds": elapsed,
-        "eps": len(test.entities) / elapsed,
-        "grey": float("nan"),
-        "starred": float("nan"),
-    }, "\n".join(lines)
-
-
-def _blocked_pairs(blocked: Any, data: Dataset) -> list[tuple[int, int]]:
-    index = {str(r["unique_id"]): i for i, r in enumerate(data.records)}
-    rows = blocked.as_record_list()
-    out = set()
-    for r in rows:
-        i, j = index[str(r["join_key_l"])], index[str(r["join_key_r"])]
-        out.add((min(i, j), max(i, j)))
-    return sorted(out)
-
-
-# --------------------------------------------------------------------------- reports
-
-
-def blocking_report(train: Dataset) -> None:
-    n = len(train.entities)
-    every = list(FAMILY_BUILDERS)
-    all_keys = [resolution_keys(e, every) for e in train.entities]
-    splitters = [secondary_keys(e) for e in train.entities]
-    signatures = [twin_signature(e) for e in train.entities]
-
-    def measure(families: list[str]) -> tuple[float, int]:
-        wanted = tuple(["p:", "s:", *families])
-        keys = [[k for k in ks if k.startswith(wanted)] for ks in all_keys]
-        c = candidate_pairs_from_keys(
-            keys, splitters, max_block_size=DEFAULT_MAX_BLOCK_SIZE, signatures=signatures
-        )
-        return twin_aware_completeness(c, train.gold), len(c.pairs)
-
-    pc, pairs = measure([])
-    print(f"  base p:+s:            PC={pc:.4f} pairs={pairs:,} RR={reduction_ratio(pairs, n):.5f}")
-    for family in every:
-        pc, pairs = measure([family])
-        print(f"  base + {family:<4}        PC={pc:.4f} pairs={pairs:,}")
-    chosen = list(DEFAULT_FAMILIES)
-    pc, pairs = measure(chosen)
-    print(f"  default {chosen} PC={pc:.4f} pairs={pairs:,} RR={reduction_ratio(pairs, n):.5f}")
-    for family in chosen:
-        pc2, pairs2 = measure([f for f in chosen if f != family])
-        print(f"  default - {family:<4}     PC={pc2:.4f} pairs={pairs2:,}")
-    for family in every:
-        if family not in chosen:
-            pc2, pairs2 = measure([*chosen, family])
-            print(f"  default + {family:<4}     PC={pc2:.4f} pairs={pairs2:,}")
-
-
-def model_literal(model: MatchModel) -> str:
-    weights = ", ".join(f"{w!r}" for w in model.weights)
-    return (
-        f'    "{model.kind}": MatchModel(\n        kind="{model.kind}",\n'
-        f"        weights=({weights}),\n        intercept={model.intercept!r},\n"
-        f"        upper={model.upper!r},\n        lower={model.lower!r},\n    ),"
-    )
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sample", type=float, default=1.0, help="share of people clusters")
-    parser.add_argument("--fit", action="store_true", help="print calibration constants")
-    parser.add_argument("--blocking-report", action="store_true")
-    parser.add_argument("--no-splink", action="store_true")
-    parser.add_argument("--only", choices=["people", "orgs"], default=None)
-    args = parser.parse_args()
-
-    loaders = {"people": load_people, "orgs": load_orgs}
-    rows: list[tuple[str, str, dict[str, float]]] = []
-    fitted: dict[str, MatchModel] = {}
-    notes: list[str] = []
-    for key, loader in loaders.items():
-        if args.only and key != args.only:
-            continue
-        data = loader()
-        train, test = split(data, args.sample if key == "people" else 1.0)
-        print(
-            f"{data.name}: train {len(train.entities):,} records / {len(set(train.gold)):,} "
-            f"clusters, test {len(test.entities):,} records / {len(set(test.gold)):,} clusters"
-        )
-        if args.blocking_report:
-            blocking_report(train)
-            continue
-        t0 = time.perf_counter()
-        scored = score_candidates(train.entities)
-        model, text = fit_model(scored, train.entities, train.gold, data.kind)
-        print(text)
-        print(f"  redstring fit on train {time.perf_counter() - t0:.1f}s")
-        fitted[data.kind] = model
-        shipped = calibration.DEFAULT_MODELS[data.kind]
-        same = shipped == model
-        notes.append(
-            f"{data.kind}: refit on train {'reproduces' if same else 'DIFFERS FROM'} "
-            "the shipped constants"
-        )
-        models = {**calibration.DEFAULT_MODELS, data.kind: model}
-        rows.append((data.name, "redstring", run_redstring(test, models)))
-        if not args.no_splink:
-            result, text = run_splink(train, test)
-            print(text)
-            rows.append((data.name, f"Splink {_splink_version()}", result))
-
-    if args.fit and fitted:
-        print("\nDEFAULT_MODELS = {")
-        for model in fitted.values():
-            print(model_literal(model))
-        if "organization" in fitted:
-            print(model_literal(replace(fitted["organization"], kind="other")))
-        print("}")
-    if rows:
-        print(
-            f"\nHeld-out test split (clusters never seen in fitting); people sample="
-            f"{args.sample:.0%} of clusters, organisations=100%."
-        )
-        header = (
-            f"{'dataset':<32} {'system':<14} {'P':>6} {'R':>6} {'F1':>6} {'B3-F1':>6} "
-            f"{'RR':>8} {'PC':>6} {'ent/s':>8} {'grey':>6}"
-        )
-        print(header)
-        print("-" * len(header))
-        for name, system, m in rows:
-            print(
-                f"{name:<32} {system:<14} {m['precision']:6.4f} {m['recall']:6.4f} "
-                f"{m['f1']:6.4f} {m['b3_f1']:6.4f} {m['rr']:8.5f} {m['pc']:6.4f} "
-                f"{m['eps']:8.0f} {m['grey']:6.0f}"
+        for rule in plan.em_rules:
+            linker.training.estimate_parameters_using_expectation_maximisation(
+                rule, estimate_without_term_frequencies=True
             )
-        for note in notes:
-            print("note:", note)
+        predictions = linker.inference.predict(threshold_match_probability=0.5)
+        clusters = linker.clustering.cluster_pairwise_predictions_at_threshold(
+            predictions, threshold_match_probability=0.5
+        ).as_record_list()
+    row.seconds, row.peak_mb = time.perf_counter() - start, memory.peak_mb
+    by_id = {str(r["unique_id"]): str(r["cluster_id"]) for r in clusters}
+    row.score([by_id.get(i, "single:" + i) for i in plan.frame["unique_id"]], records.gold)
+    blocked = linker.inference.compute_blocked_pairs_for_predict().as_record_list()
+    index = {i: n for n, i in enumerate(plan.frame["unique_id"])}
+    pairs = {
+        (min(a, b), max(a, b))
+        for r in blocked
+        if (a := index[str(r["join_key_l"])]) != (b := index[str(r["join_key_r"])])
+    }
+    row.pc, row.comparisons = pair_completeness(pairs, records.gold), len(pairs)
+    return row
 
 
 def _splink_version() -> str:
     import splink
 
     return str(splink.__version__)
+
+
+# --------------------------------------------------------------------------- table
+
+
+def _f(value: float | None, width: int, digits: int = 4) -> str:
+    return f"{'n/a':>{width}}" if value is None else f"{value:{width}.{digits}f}"
+
+
+def format_table(rows: Sequence[Row]) -> str:
+    header = (
+        f"{'set':<18} {'records':>7} {'system':<22} {'P':>6} {'R':>6} {'F1':>6} {'B3-F1':>6} "
+        f"{'PC':>6} {'compared':>10} {'seconds':>8} {'ent/s':>8} {'peak MB':>8}"
+    )
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        compared = "n/a" if r.comparisons is None else f"{r.comparisons:,}"
+        lines.append(
+            f"{r.set_name:<18} {r.records:>7} {r.system:<22} {_f(r.precision, 6)} "
+            f"{_f(r.recall, 6)} {_f(r.f1, 6)} {_f(r.b3_f1, 6)} {_f(r.pc, 6)} {compared:>10} "
+            f"{r.seconds:8.2f} {r.eps:8.0f} {r.peak_mb:8.1f}"
+        )
+    notes = [f"{r.set_name} / {r.system}: {note}" for r in rows for note in r.notes]
+    return "\n".join(lines + (["", *notes] if notes else []))
+
+
+def plan_runs(
+    sets: Sequence[str], sizes: Sequence[int] | None, quick: bool
+) -> list[tuple[str, int | None]]:
+    """(set, size) pairs to run: `--size` for every set, else the defaults; quick = 1k."""
+    runs: list[tuple[str, int | None]] = []
+    for name in sets:
+        wanted: Sequence[int | None]
+        if quick:
+            wanted = [QUICK_SIZE if name.startswith("people") else None]
+        elif sizes:
+            wanted = list(sizes)
+        else:
+            wanted = DEFAULT_SIZES[name]
+        runs.extend((name, size) for size in wanted)
+    return runs
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
+    parser.add_argument(
+        "--size", nargs="+", type=int, default=None, help="records per set (whole clusters)"
+    )
+    parser.add_argument("--no-splink", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="1k people sets: a smoke run")
+    parser.add_argument("--seed", type=int, default=17)
+    args = parser.parse_args(argv)
+
+    if not DATA.exists():
+        raise SystemExit(f"no evaluation data at {DATA}")
+    rows: list[Row] = []
+    built: dict[str, RecordSet] = {}
+    for name, size in plan_runs(args.sets, args.size, args.quick):
+        if name not in built:
+            built[name] = build(name, args.seed)
+        records = built[name] if size is None else built[name].sample_clusters(size, args.seed)
+        print(
+            f"== {records.name}: {len(records.rows):,} records, {len(set(records.gold)):,} "
+            f"identities; ingest --type {records.entity_type} --id-column {records.id_column} "
+            f"--name-column {records.name_column}",
+            flush=True,
+        )
+        with tempfile.TemporaryDirectory(prefix="redstring-bench-") as tmp:
+            rows.extend(run_redstring(records, Path(tmp)))
+        if not args.no_splink:
+            rows.append(run_splink(records))
+        print(format_table(rows[-4:] if not args.no_splink else rows[-3:]), flush=True)
+    print(
+        f"\nseed {args.seed}; peak MB = peak RSS above the step's start (sampled); "
+        "ent/s = records / seconds of that row"
+    )
+    print(format_table(rows))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,492 @@
+"""Schema variants and a corruption model for the resolution benchmark (issue 17).
+
+The resolver must work on schemas it was not designed around, so the benchmark
+builds record sets *from* the shared data *in a shape of its own*: renamed and
+split columns, other date formats, added identifier / address / phone columns,
+with a documented corruption model. Everything is seeded and deterministic: a
+value depends only on ``(seed, what it describes)`` -- the gold identity for
+identity-level facts (an id number, a street, a phone), the source record for
+record-level noise (a typo, a format) -- never on iteration order, so a sample
+of clusters gets the same values it would get in the full set.
+
+Gold identity is always the source `cluster`; it is returned beside the rows,
+never inside them.
+
+Sets (columns exactly as a user's CSV would hold them):
+
+``people-parts`` (from historical_figures_50k; ingest ``--type Person --id-column rec_id
+--name-column display_name``)
+    ``rec_id``; ``display_name`` ("Given Family"); ``given_name`` / ``middle_names`` /
+    ``family_name`` (the source first name and surname, the middle from the full
+    name's remaining plain words); ``birth_day`` / ``birth_month`` / ``birth_year``
+    (the date split into three integers); ``natid`` (a UK-national-insurance-like
+    code per identity); ``address_line`` (house number and street per identity);
+    ``town`` (the record's birth place); ``pcode`` (its postcode); ``sex`` (M/F);
+    ``job``.
+``people-us`` (same source; ``--id-column person_key --name-column name``)
+    ``person_key``; ``name`` as "Family, Given Middle"; ``birth_date`` as
+    MM/DD/YYYY; ``ssn`` (a US-social-security-like number per identity);
+    ``phone`` (US formats); ``city``; ``gender``; ``job_title``.
+``listings`` (from patstat_company_names; ``--type Organization --id-column listing_id``)
+    ``listing_id``; ``name`` (the filed name, corrupted as below); ``street``;
+    ``city``; ``phone``; ``category`` (from the record's first IPC section).
+
+Corruption model (record-level unless said otherwise; rates are per record):
+
+- id codes (natid, ssn): 10% missing, 6% two adjacent digits transposed, 5% one
+  digit replaced, 25% written in another layout (spaces / no dashes / lower case).
+- addresses: identity-level house number and street; 10% missing, 20% street
+  type abbreviated (Street -> St), 5% house number mistyped, 8% a second address
+  the identity also uses (a move or a branch).
+- phones: identity-level number; 10% missing, 4% one digit mistyped, layout drawn
+  from four national styles per record.
+- organisation names: 25% legal form dropped, 30% common words abbreviated
+  (International -> Intl), 15% one character typo, case re-drawn.
+- person names, dates, birth places, postcodes carry the source data's own
+  errors (typos, nicknames, wrong fields); the generator only re-shapes them.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import random
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+PEOPLE_FILE = "historical_figures_50k.csv.gz"
+PATSTAT_FILE = "patstat_company_names.csv.gz"
+
+STREETS = (
+    "Acacia", "Albert", "Ash", "Beech", "Birch", "Bridge", "Castle", "Cedar", "Chapel",
+    "Church", "Elm", "Finch", "Garden", "George", "Grange", "Green", "Harbour", "High",
+    "Hill", "Holly", "King", "Lark", "Manor", "Maple", "Market", "Meadow", "Mill",
+    "Oak", "Orchard", "Park", "Queen", "Rose", "School", "Station", "Victoria", "Water",
+    "Willow", "Windmill", "York", "Yew",
+)  # fmt: skip
+STREET_TYPES = {"Street": "St", "Road": "Rd", "Lane": "Ln", "Avenue": "Ave", "Close": "Cl"}
+CITIES = (
+    "Amsterdam", "Rotterdam", "Eindhoven", "Utrecht", "Antwerp", "Brussels", "Leuven",
+    "Paris", "Munich", "Berlin",
+)  # fmt: skip
+#: IPC section letter -> a directory-style category.
+IPC_CATEGORIES = {
+    "A": "Health & consumer goods",
+    "B": "Industrial processing",
+    "C": "Chemicals",
+    "D": "Textiles & paper",
+    "E": "Construction",
+    "F": "Mechanical engineering",
+    "G": "Instruments & computing",
+    "H": "Electronics",
+}
+ABBREVIATIONS = {
+    "international": "Intl",
+    "corporation": "Corp",
+    "company": "Co",
+    "technologies": "Tech",
+    "technology": "Tech",
+    "electronics": "Elec",
+    "manufacturing": "Mfg",
+    "industries": "Inds",
+    "limited": "Ltd",
+    "incorporated": "Inc",
+    "laboratories": "Labs",
+    "koninklijke": "Kon",
+    "nederland": "Ned",
+    "netherlands": "Neth",
+}
+LEGAL_FORMS = re.compile(
+    r"[\s,]*\b(n\.?\s?v\.?|b\.?\s?v\.?|inc\.?|gmbh|ltd\.?|limited|corp\.?|corporation|"
+    r"s\.?\s?a\.?|ag|llc|co\.?|plc|s\.?a\.?s\.?)\s*$",
+    re.IGNORECASE,
+)
+#: Words in a historical full name that are titles or particles, not middle names.
+NOT_NAMES = frozenset((
+    "of", "the", "de", "la", "von", "van", "and", "sir", "lord", "lady", "baron",
+    "baroness", "duke", "earl", "count", "viscount", "marquess", "hon", "dr", "rev",
+    "saint", "st", "king", "queen", "prince", "princess", "countess", "duchess", "bishop",
+    "captain", "general", "colonel", "major", "jr", "sr",
+))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RecordSet:
+    """A user's record file and, beside it, the gold identity of each row."""
+
+    name: str
+    #: The `--type` a user passes to `ingest`.
+    entity_type: str
+    id_column: str
+    name_column: str
+    rows: list[dict[str, str]]
+    gold: list[str]
+
+    def sample_clusters(self, size: int, seed: int) -> RecordSet:
+        """About `size` rows made of whole gold clusters, drawn by `seed` (order kept)."""
+        if size >= len(self.rows):
+            return self
+        members: dict[str, list[int]] = defaultdict(list)
+        for index, label in enumerate(self.gold):
+            members[label].append(index)
+        order = sorted(members)
+        random.Random(f"{seed}:sample:{self.name}").shuffle(order)
+        keep: list[int] = []
+        for label in order:
+            if len(keep) >= size:
+                break
+            keep.extend(members[label])
+        keep.sort()
+        return RecordSet(
+            f"{self.name}-{size // 1000}k" if size >= 1000 else f"{self.name}-{size}",
+            self.entity_type,
+            self.id_column,
+            self.name_column,
+            [self.rows[i] for i in keep],
+            [self.gold[i] for i in keep],
+        )
+
+
+def rng(seed: int, *key: object) -> random.Random:
+    """A generator for one fact: seeded by what it describes, not by call order."""
+    return random.Random(":".join(str(k) for k in (seed, *key)))
+
+
+# --------------------------------------------------------------------------- corruptions
+
+
+def transpose_adjacent(text: str, r: random.Random) -> str:
+    """Swap two neighbouring digits that differ (the commonest keying error on codes)."""
+    spots = [
+        i
+        for i in range(len(text) - 1)
+        if text[i].isdigit() and text[i + 1].isdigit() and text[i] != text[i + 1]
+    ]
+    if not spots:
+        return text
+    i = r.choice(spots)
+    return text[:i] + text[i + 1] + text[i] + text[i + 2 :]
+
+
+def replace_digit(text: str, r: random.Random) -> str:
+    spots = [i for i, c in enumerate(text) if c.isdigit()]
+    if not spots:
+        return text
+    i = r.choice(spots)
+    new = r.choice([d for d in "0123456789" if d != text[i]])
+    return text[:i] + new + text[i + 1 :]
+
+
+def typo(text: str, r: random.Random) -> str:
+    """One character substituted, deleted, doubled or transposed, inside a letter run."""
+    spots = [i for i, c in enumerate(text) if c.isalpha()]
+    if len(spots) < 2:
+        return text
+    i = r.choice(spots[1:])  # first letters are rarely mistyped
+    op = r.randrange(4)
+    if op == 0:
+        letter = r.choice("aeioulnrst")
+        new = letter.upper() if text[i].isupper() else letter
+        return text[:i] + new + text[i + 1 :]
+    if op == 1:
+        return text[:i] + text[i + 1 :]
+    if op == 2:
+        return text[:i] + text[i] + text[i:]
+    return text[: i - 1] + text[i] + text[i - 1] + text[i + 1 :]
+
+
+def code_noise(code: str, r: random.Random) -> str:
+    roll = r.random()
+    if roll < 0.10:
+        return ""
+    if roll < 0.16:
+        return transpose_adjacent(code, r)
+    if roll < 0.21:
+        return replace_digit(code, r)
+    return code
+
+
+def abbreviate_street(line: str) -> str:
+    for full, short in STREET_TYPES.items():
+        line = re.sub(rf"\b{full}\b", short, line)
+    return line
+
+
+def abbreviate_words(name: str) -> str:
+    def swap(match: re.Match[str]) -> str:
+        return ABBREVIATIONS.get(match.group(0).lower(), match.group(0))
+
+    return re.sub(r"[A-Za-z]+", swap, name)
+
+
+def drop_legal_form(name: str) -> str:
+    stripped = LEGAL_FORMS.sub("", name).strip(" ,.")
+    return stripped or name
+
+
+def redraw_case(name: str, r: random.Random) -> str:
+    roll = r.random()
+    if roll < 0.4:
+        return name
+    if roll < 0.7:
+        return name.title()
+    if roll < 0.9:
+        return name.upper()
+    return name.lower()
+
+
+# --------------------------------------------------------------------------- identity facts
+
+
+def national_id(seed: int, identity: str) -> str:
+    r = rng(seed, "natid", identity)
+    letters = "ABCEGHJKLMNPRSTWXYZ"
+    return (
+        r.choice(letters)
+        + r.choice(letters)
+        + "".join(r.choice("0123456789") for _ in range(6))
+        + r.choice("ABCD")
+    )
+
+
+def natid_layout(code: str, r: random.Random) -> str:
+    if not code or r.random() >= 0.25:
+        return code
+    if r.random() < 0.6:
+        return f"{code[:2]} {code[2:4]} {code[4:6]} {code[6:8]} {code[8:]}"
+    return code.lower()
+
+
+def ssn(seed: int, identity: str) -> str:
+    r = rng(seed, "ssn", identity)
+    digits = f"{r.randrange(1, 900):03d}{r.randrange(1, 100):02d}{r.randrange(1, 10000):04d}"
+    return f"{digits[:3]}-{digits[3:5]}-{digits[5:]}"
+
+
+def ssn_layout(code: str, r: random.Random) -> str:
+    if not code or r.random() >= 0.25:
+        return code
+    return code.replace("-", "") if r.random() < 0.7 else code.replace("-", " ")
+
+
+def street_address(seed: int, identity: str, which: int = 0) -> str:
+    r = rng(seed, "street", identity, which)
+    kind = r.choice(list(STREET_TYPES))
+    return f"{r.randrange(1, 240)} {r.choice(STREETS)} {kind}"
+
+
+def address_noise(seed: int, identity: str, r: random.Random) -> str:
+    roll = r.random()
+    if roll < 0.10:
+        return ""
+    line = street_address(seed, identity, 1 if roll < 0.18 else 0)
+    if r.random() < 0.20:
+        line = abbreviate_street(line)
+    if r.random() < 0.05:
+        number, rest = line.split(" ", 1)
+        line = f"{replace_digit(number, r)} {rest}"
+    return line
+
+
+def phone_digits(seed: int, identity: str, length: int = 9) -> str:
+    r = rng(seed, "phone", identity)
+    return str(r.randrange(2, 10)) + "".join(r.choice("0123456789") for _ in range(length - 1))
+
+
+def phone_layout(digits: str, r: random.Random, style: str) -> str:
+    """One national number written in one of four common layouts."""
+    roll = r.random()
+    if roll < 0.10:
+        return ""
+    if roll < 0.14:
+        digits = replace_digit(digits, r)
+    area, local = digits[:2], digits[2:]
+    layout = r.randrange(4)
+    if style == "us":
+        area, local = digits[:3], digits[3:]
+        return (
+            f"({area}) {local[:3]}-{local[3:]}",
+            f"{area}-{local[:3]}-{local[3:]}",
+            f"{area}.{local[:3]}.{local[3:]}",
+            f"+1 {area} {local[:3]} {local[3:]}",
+        )[layout]
+    return (
+        f"+31 {area} {local[:3]} {local[3:]}",
+        f"0{area}-{local}",
+        f"(0{area}) {local[:3]} {local[3:]}",
+        f"0{area}{local}",
+    )[layout]
+
+
+# --------------------------------------------------------------------------- source data
+
+
+def read_rows(file: str, data: Path = DATA) -> list[dict[str, str]]:
+    with gzip.open(data / file, "rt", encoding="utf-8") as handle:
+        return [dict(row) for row in csv.DictReader(handle)]
+
+
+def middle_names(full_name: str, first: str, last: str) -> str:
+    words = re.findall(r"\b[a-z][a-z'-]*\b", full_name.lower())
+    skip = {first.lower(), last.lower()} | NOT_NAMES
+    middle = [w for w in dict.fromkeys(words) if w not in skip and len(w) > 1]
+    return " ".join(middle[:2])
+
+
+def split_date(iso: str) -> tuple[int, int, int] | None:
+    match = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", iso)
+    if not match:
+        return None
+    year, month, day = (int(g) for g in match.groups())
+    return (day, month, year) if 1 <= month <= 12 and 1 <= day <= 31 else None
+
+
+def _sex(gender: str) -> str:
+    return {"male": "M", "female": "F"}.get(gender, "")
+
+
+# --------------------------------------------------------------------------- sets
+
+
+def people_50k(source: list[dict[str, str]]) -> RecordSet:
+    """historical_figures_50k as a user gets it: every column but `cluster`."""
+    columns = [c for c in source[0] if c != "cluster"]
+    return RecordSet(
+        "people-50k",
+        "Person",
+        "unique_id",
+        "full_name",
+        [{c: row[c] for c in columns} for row in source],
+        [row["cluster"] for row in source],
+    )
+
+
+def patstat(source: list[dict[str, str]]) -> RecordSet:
+    """PATSTAT applicants as filed: the raw name, co-authors and IPC classes.
+
+    `clean_name` (cleaned by hand at Leuven) is left out: no user has it.
+    """
+    columns = ("person_id", "raw_name", "coauthors", "ipc_classes")
+    return RecordSet(
+        "patstat",
+        "Organization",
+        "person_id",
+        "raw_name",
+        [{c: row[c] for c in columns} for row in source],
+        [row["cluster"] for row in source],
+    )
+
+
+def people_parts(source: list[dict[str, str]], seed: int) -> RecordSet:
+    rows, gold = [], []
+    for number, row in enumerate(source):
+        identity, r = row["cluster"], rng(seed, "parts", row["unique_id"])
+        given, family = row["first_name"].title(), row["surname"].title()
+        date = split_date(row["dob"])
+        display = f"{given} {family}".strip() or row["full_name"].title()
+        rows.append(
+            {
+                "rec_id": f"p{number:06d}",
+                "display_name": display,
+                "given_name": given,
+                "middle_names": middle_names(
+                    row["full_name"], row["first_name"], row["surname"]
+                ).title(),
+                "family_name": family,
+                "birth_day": str(date[0]) if date else "",
+                "birth_month": str(date[1]) if date else "",
+                "birth_year": str(date[2]) if date else "",
+                "natid": natid_layout(code_noise(national_id(seed, identity), r), r),
+                "address_line": address_noise(seed, identity, r),
+                "town": row["birth_place"].title(),
+                "pcode": row["postcode_fake"].upper(),
+                "sex": _sex(row["gender"]),
+                "job": row["occupation"],
+            }
+        )
+        gold.append(identity)
+    return RecordSet("people-parts", "Person", "rec_id", "display_name", rows, gold)
+
+
+def people_us(source: list[dict[str, str]], seed: int) -> RecordSet:
+    rows, gold = [], []
+    for number, row in enumerate(source):
+        identity, r = row["cluster"], rng(seed, "us", row["unique_id"])
+        given = " ".join(
+            p
+            for p in (
+                row["first_name"],
+                middle_names(row["full_name"], row["first_name"], row["surname"]),
+            )
+            if p
+        ).title()
+        family = row["surname"].title()
+        name = f"{family}, {given}" if family and given else (family or given)
+        date = split_date(row["dob"])
+        rows.append(
+            {
+                "person_key": f"u{number:06d}",
+                "name": name or row["full_name"].title(),
+                "birth_date": f"{date[1]:02d}/{date[0]:02d}/{date[2]:04d}" if date else "",
+                "ssn": ssn_layout(code_noise(ssn(seed, identity), r), r),
+                "phone": phone_layout(phone_digits(seed, identity, 10), r, "us"),
+                "city": row["birth_place"].title(),
+                "gender": row["gender"],
+                "job_title": row["occupation"],
+            }
+        )
+        gold.append(identity)
+    return RecordSet("people-us", "Person", "person_key", "name", rows, gold)
+
+
+def listing_name(raw: str, r: random.Random) -> str:
+    name = raw.strip(" *")
+    if r.random() < 0.25:
+        name = drop_legal_form(name)
+    if r.random() < 0.30:
+        name = abbreviate_words(name)
+    if r.random() < 0.15:
+        name = typo(name, r)
+    return redraw_case(name, r)
+
+
+def listings(source: list[dict[str, str]], seed: int) -> RecordSet:
+    rows, gold = [], []
+    for number, row in enumerate(source):
+        identity, r = row["cluster"], rng(seed, "listing", row["person_id"])
+        city = rng(seed, "city", identity).choice(CITIES)
+        section = row["ipc_classes"][:1]
+        category = IPC_CATEGORIES.get(section, "") if r.random() >= 0.10 else ""
+        rows.append(
+            {
+                "listing_id": f"l{number:05d}",
+                "name": listing_name(row["raw_name"], r),
+                "street": address_noise(seed, identity, r),
+                "city": city if r.random() >= 0.05 else "",
+                "phone": phone_layout(phone_digits(seed, identity), r, "eu"),
+                "category": category,
+            }
+        )
+        gold.append(identity)
+    return RecordSet("listings", "Organization", "listing_id", "name", rows, gold)
+
+
+def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
+    """One named set, full size."""
+    if name in {"people-50k", "people-parts", "people-us"}:
+        source = read_rows(PEOPLE_FILE, data)
+        if name == "people-50k":
+            return people_50k(source)
+        return people_parts(source, seed) if name == "people-parts" else people_us(source, seed)
+    source = read_rows(PATSTAT_FILE, data)
+    if name == "patstat":
+        return patstat(source)
+    if name == "listings":
+        return listings(source, seed)
+    raise ValueError(f"unknown set {name!r}; known: {', '.join(SETS)}")
+
+
+SETS = ("people-50k", "patstat", "people-parts", "people-us", "listings")

@@ -1,0 +1,224 @@
+"""The resolution benchmark's generator and metric plumbing, on tiny synthetic data.
+
+No Splink and no shared data: the generator functions take source rows, and the
+redstring path runs on a handful of records in a temporary workspace.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import TYPE_CHECKING
+from uuid import NAMESPACE_URL, uuid5
+
+import numpy as np
+from bench import resolution as bench
+from bench import variants as v
+
+from redstring.domain.ids import EntityId
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+PEOPLE_COLUMNS = (
+    "unique_id", "cluster", "full_name", "first_and_surname", "first_name", "surname",
+    "dob", "birth_place", "postcode_fake", "gender", "occupation",
+)  # fmt: skip
+
+
+def person(uid: str, cluster: str, first: str, last: str, dob: str, **extra: str) -> dict[str, str]:
+    row = dict.fromkeys(PEOPLE_COLUMNS, "")
+    row.update(
+        unique_id=uid,
+        cluster=cluster,
+        full_name=extra.pop("full_name", f"{first} {last}"),
+        first_and_surname=f"{first} {last}",
+        first_name=first,
+        surname=last,
+        dob=dob,
+        birth_place="devon",
+        postcode_fake="tq13 8df",
+        gender="female",
+        occupation="writer",
+    )
+    row.update(extra)
+    return row
+
+
+def people_source(*, titled: bool = True) -> list[dict[str, str]]:
+    rows = []
+    for cluster, (first, last, dob) in {
+        "Q1": ("ada", "lovelace", "1815-12-10"),
+        "Q2": ("charles", "babbage", "1791-12-26"),
+        "Q3": ("mary", "somerville", "1780-12-26"),
+    }.items():
+        for copy in range(4):
+            rows.append(person(f"{cluster}-{copy}", cluster, first, last, dob))
+    if titled:
+        rows[1]["full_name"] = "ada augusta king, countess of lovelace"
+    return rows
+
+
+PATSTAT_SOURCE = [
+    {
+        "person_id": str(n),
+        "raw_name": name,
+        "clean_name": "",
+        "coauthors": "A B**C D",
+        "ipc_classes": ipc,
+        "cluster": cluster,
+    }
+    for n, (name, ipc, cluster) in enumerate(
+        [
+            ("KONINKLIJKE PHILIPS ELECTRONICS N.V.", "H04Q**G01S", "1"),
+            ("Koninklijke Philips Electronics NV", "G09G", "1"),
+            ("AKZO NOBEL N.V.", "C08L", "2"),
+            ("* AKZO NOBEL NV", "", "2"),
+        ]
+    )
+]
+
+
+# --------------------------------------------------------------------------- generator
+
+
+def test_people_parts_has_the_documented_schema_and_reshaped_values() -> None:
+    """Catches: a column renamed back to a name the resolver knows, or the date split wrong."""
+    parts = v.people_parts(people_source(), seed=3)
+    assert list(parts.rows[0]) == [
+        "rec_id", "display_name", "given_name", "middle_names", "family_name", "birth_day",
+        "birth_month", "birth_year", "natid", "address_line", "town", "pcode", "sex", "job",
+    ]  # fmt: skip
+    first = parts.rows[0]
+    assert (first["birth_day"], first["birth_month"], first["birth_year"]) == ("10", "12", "1815")
+    assert (first["given_name"], first["family_name"]) == ("Ada", "Lovelace")
+    assert parts.rows[1]["middle_names"] == "Augusta"  # titles and particles left out
+    assert parts.gold == [r["cluster"] for r in people_source()]
+    assert all("cluster" not in row for row in parts.rows)
+    us = v.people_us(people_source(), seed=3)
+    assert us.rows[0]["name"] == "Lovelace, Ada"
+    assert us.rows[0]["birth_date"] == "12/10/1815"
+
+
+def test_generator_is_seeded_and_independent_of_record_order() -> None:
+    """Catches: values drawn from a shared RNG stream (a sample would differ from the full set)."""
+    source = people_source()
+    once, again = v.people_parts(source, seed=3), v.people_parts(source, seed=3)
+    assert once.rows == again.rows
+    other = v.people_parts(source, seed=4)
+    assert [r["natid"] for r in other.rows] != [r["natid"] for r in once.rows]
+    backwards = v.people_parts(source[::-1], seed=3)
+
+    def by_uid(rows: list[dict[str, str]], uids: list[str]) -> dict[str, tuple[str, str]]:
+        return {u: (r["natid"], r["address_line"]) for u, r in zip(uids, rows, strict=True)}
+
+    uids = [r["unique_id"] for r in source]
+    assert by_uid(once.rows, uids) == by_uid(backwards.rows, uids[::-1])
+
+
+def test_identity_facts_are_shared_by_the_identity_and_differ_between_identities() -> None:
+    """Catches: an id or address drawn per record (no signal) or per set (no discrimination)."""
+    assert v.national_id(1, "Q1") == v.national_id(1, "Q1") != v.national_id(1, "Q2")
+    assert re.fullmatch(r"[A-Z]{2}\d{6}[A-D]", v.national_id(1, "Q1"))
+    assert v.street_address(1, "Q1") != v.street_address(1, "Q2")
+    assert re.fullmatch(r"\d{3}-\d{2}-\d{4}", v.ssn(1, "Q1"))
+
+
+def test_corruptions_change_what_they_say_and_nothing_else() -> None:
+    r = random.Random(0)
+    swapped = v.transpose_adjacent("AB123456C", r)
+    assert sorted(swapped) == sorted("AB123456C")
+    assert swapped != "AB123456C"
+    assert sum(a != b for a, b in zip(swapped, "AB123456C", strict=True)) == 2
+    replaced = v.replace_digit("AB123456C", r)
+    assert sum(a != b for a, b in zip(replaced, "AB123456C", strict=True)) == 1
+    assert v.drop_legal_form("AKZO NOBEL N.V.") == "AKZO NOBEL"
+    assert v.drop_legal_form("Agilent Technologies, Inc.") == "Agilent Technologies"
+    assert v.abbreviate_words("Koninklijke Philips Electronics") == "Kon Philips Elec"
+    assert v.abbreviate_street("12 Mill Road") == "12 Mill Rd"
+    for seed in range(40):
+        phone = v.phone_layout("201234567", random.Random(seed), "eu")
+        digits = re.sub(r"\D", "", phone)
+        assert phone == "" or digits.endswith("1234567") or len(digits) >= 9
+
+
+def test_listings_derive_category_from_ipc_and_keep_gold_apart() -> None:
+    listing = v.listings(PATSTAT_SOURCE, seed=1)
+    assert list(listing.rows[0]) == ["listing_id", "name", "street", "city", "phone", "category"]
+    assert listing.gold == ["1", "1", "2", "2"]
+    assert {r["category"] for r in listing.rows} <= {*v.IPC_CATEGORIES.values(), ""}
+    assert listing.rows[0]["city"] in {*v.CITIES, ""}
+    patstat = v.patstat(PATSTAT_SOURCE)
+    assert "clean_name" not in patstat.rows[0]
+    assert "cluster" not in patstat.rows[0]
+
+
+def test_sampling_takes_whole_clusters_deterministically() -> None:
+    """Catches: a sample that splits an identity (its recall would be capped)."""
+    full = v.RecordSet(
+        "s", "Person", "id", "name",
+        [{"id": str(i), "name": "x"} for i in range(30)],
+        [f"g{i // 3}" for i in range(30)],
+    )  # fmt: skip
+    sample = full.sample_clusters(10, seed=5)
+    assert sample == full.sample_clusters(10, seed=5)
+    assert 10 <= len(sample.rows) <= 12
+    sizes = {g: sample.gold.count(g) for g in sample.gold}
+    assert set(sizes.values()) == {3}
+    assert full.sample_clusters(100, seed=5) is full
+
+
+# --------------------------------------------------------------------------- plumbing
+
+
+def test_labels_and_candidate_pairs_map_back_to_records() -> None:
+    """Catches: unseen records merged into one label, or candidate indices misaligned."""
+    a, b, c = (EntityId(uuid5(NAMESPACE_URL, x)) for x in "abc")
+    labels = bench.labels_from_clusters([a, b, None, c, None], [[a, b], [c]])
+    assert labels[0] == labels[1] != labels[3]
+    assert len({labels[0], labels[2], labels[3], labels[4]}) == 4
+    pairs = bench.index_pairs(np.array([[0, 1], [1, 2], [2, 2]]), [c, a, b], [a, b, None, c])
+    assert pairs == [(0, 3), (0, 1)]
+
+
+def test_row_scores_and_table_prints_missing_figures_as_na() -> None:
+    row = bench.Row("s", 4, "x", seconds=2.0)
+    row.score(["p", "p", "q", "r"], ["g", "g", "g", "h"])
+    assert (row.precision, round(row.recall or 0, 4)) == (1.0, 0.3333)
+    assert row.eps == 2.0
+    table = bench.format_table([row, bench.Row("s", 4, "y", notes=["hello"])])
+    assert "n/a" in table.splitlines()[3]
+    assert "s / y: hello" in table
+
+
+def test_plan_runs_sizes() -> None:
+    assert bench.plan_runs(["people-parts", "listings"], None, quick=True) == [
+        ("people-parts", 1000),
+        ("listings", None),
+    ]
+    assert bench.plan_runs(["patstat"], [500, 900], quick=False) == [
+        ("patstat", 500),
+        ("patstat", 900),
+    ]
+    assert bench.plan_runs(["people-parts"], None, quick=False) == [
+        ("people-parts", 1000),
+        ("people-parts", 5000),
+        ("people-parts", 10000),
+    ]
+
+
+def test_redstring_path_scores_records_through_ingest_consolidate_and_aliases(
+    tmp_path: Path,
+) -> None:
+    """Catches: records mapped to the wrong entities, or a name-less record dropped from gold."""
+    source = people_source(titled=False)
+    source.append(person("Q9-0", "Q9", "", "", "1900-01-01", full_name=""))
+    records = v.people_50k(source)
+    ingest, consolidate, engine = bench.run_redstring(records, tmp_path)
+    assert ingest.notes == ["1 records without a name skipped by ingest"]
+    assert consolidate.comparisons is not None
+    assert consolidate.comparisons > 0
+    # Four exact copies of three people: any working resolver gets these right.
+    assert (consolidate.precision, consolidate.recall) == (1.0, 1.0)
+    assert (engine.precision, engine.recall) == (1.0, 1.0)
+    assert engine.pc in (None, 1.0)
