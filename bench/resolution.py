@@ -243,9 +243,9 @@ def run_redstring(records: RecordSet, workdir: Path) -> list[Row]:
             result = asyncio.run(Consolidator(workspace).consolidate(tenant))
         consolidate.seconds, consolidate.peak_mb = time.perf_counter() - start, memory.peak_mb
         consolidate.comparisons = result.candidate_pairs
-        fields = getattr(result, "fields", None)
-        if fields:
-            consolidate.notes.append(f"fields used: {fields}")
+        for attribute, label in (("fields", "fields used"), ("left_out", "left out")):
+            if value := getattr(result, attribute, None):
+                consolidate.notes.append(f"{label}: {value}")
         consolidate.notes.append(
             f"{result.merges} merges, bands {dict(sorted(result.bands.items()))}, "
             f"{result.grey_kept_apart} grey pairs kept apart"
@@ -270,7 +270,7 @@ def run_redstring(records: RecordSet, workdir: Path) -> list[Row]:
         engine.comparisons = len(candidates)
     else:
         engine.notes.append("plan exposes no candidate_pairs/entity_ids: pair completeness n/a")
-        engine.comparisons = plan.candidate_stats.pairs
+        engine.comparisons = getattr(getattr(plan, "candidate_stats", None), "pairs", None)
     return [ingest, consolidate, engine]
 
 
