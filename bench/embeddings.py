@@ -10,9 +10,16 @@ the environment). For each it prints:
   of float32 weights); peak RSS MiB: the high-water mark, which also counts the
   weight file's pages mapped while loading and the activations of the largest batch;
 - texts/s at batch 32 on short names (`full_name` of historical_figures_50k) and on
-  60-word passages (CoNLL04 test sentences joined and cut to 60 words), median of 3.
+  60-word passages (CoNLL04 test sentences joined and cut to 60 words), median of 3;
+- query p50/p99 ms: one short name per call through `embed_query`, as a search
+  embeds its query (event loop and worker thread included), over the same names;
+- min cosine: the lowest cosine between this row's vector of a name and the numpy
+  runtime's (the reference implementation, which matches sentence-transformers).
+
+Each runtime (`--runtimes`: onnxruntime, numpy) runs at each thread setting.
 
 Usage: uv run python bench/embeddings.py [--names 512] [--passages 64] [--threads default,1]
+       [--runtimes onnxruntime,numpy]
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 
@@ -53,17 +62,21 @@ def load_passages(count: int, words: int = 60) -> list[str]:
     return passages[:count]
 
 
-def worker(names: int, passages: int, repeats: int, threads: int | None) -> dict[str, float]:
+def worker(
+    names: int, passages: int, repeats: int, threads: int | None, runtime: str
+) -> dict[str, object]:
     """Runs in the subprocess: measure, return figures."""
+    import asyncio
+
     from redstring.embeddings.local import LocalEmbeddingProvider
 
     short, long = load_names(names), load_passages(passages)
-    provider = LocalEmbeddingProvider(batch_size=32, threads=threads)
+    provider = LocalEmbeddingProvider(batch_size=32, threads=threads, runtime=runtime)
     start = time.perf_counter()
     provider.load()
     load_s = time.perf_counter() - start
     tokenizer = provider._get_model().tokenizer
-    figures: dict[str, float] = {"load_s": load_s}
+    figures: dict[str, object] = {"load_s": load_s}
     for label, texts in (("names", short), ("passages", long)):
         provider.encode(texts[:32])  # warm caches and BLAS buffers
         times = []
@@ -75,6 +88,21 @@ def worker(names: int, passages: int, repeats: int, threads: int | None) -> dict
         figures[f"{label}_tokens"] = statistics.mean(
             len(e.ids) for e in tokenizer.encode_batch(texts)
         )
+    latencies: list[float] = []
+    vectors: list[list[float]] = []
+
+    async def queries() -> None:
+        for name in short:
+            start = time.perf_counter()
+            [vector] = await provider.embed_query([name])
+            latencies.append((time.perf_counter() - start) * 1000)
+            vectors.append(vector)
+
+    asyncio.run(queries())
+    ordered = sorted(latencies)
+    figures["query_p50_ms"] = statistics.median(latencies)
+    figures["query_p99_ms"] = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    figures["vectors"] = vectors
     figures["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     figures["rss_mib"] = current_rss_mib()
     return figures
@@ -97,47 +125,61 @@ def main() -> None:
     parser.add_argument(
         "--threads", default="default,1", help="BLAS thread settings, comma separated"
     )
+    parser.add_argument("--runtimes", default="onnxruntime,numpy", help="runtimes, comma separated")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--worker-threads", default="default", help=argparse.SUPPRESS)
+    parser.add_argument("--worker-runtime", default="numpy", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     if args.worker:
         threads = None if args.worker_threads == "default" else int(args.worker_threads)
-        print(json.dumps(worker(args.names, args.passages, args.repeats, threads)))
+        figures = worker(args.names, args.passages, args.repeats, threads, args.worker_runtime)
+        print(json.dumps(figures))
         return
 
     rows = []
-    for setting in args.threads.split(","):
+    for runtime, setting in (
+        (r, t) for r in args.runtimes.split(",") for t in args.threads.split(",")
+    ):
         env = dict(os.environ)
         if setting != "default":
             env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = env["MKL_NUM_THREADS"] = setting
         command = [sys.executable, __file__, "--worker", f"--names={args.names}"]
         command += [f"--passages={args.passages}", f"--repeats={args.repeats}"]
-        command += [f"--worker-threads={setting}"]
+        command += [f"--worker-threads={setting}", f"--worker-runtime={runtime}"]
         done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise SystemExit(f"worker for threads={setting} failed:\n{done.stderr}")
-        rows.append((setting, json.loads(done.stdout.strip().splitlines()[-1])))
+        rows.append((runtime, setting, json.loads(done.stdout.strip().splitlines()[-1])))
 
     cores = os.cpu_count()
     print(
-        f"LocalEmbeddingProvider (numpy), batch 32, {cores} CPUs visible, median of {args.repeats}"
+        f"LocalEmbeddingProvider, batch 32, {cores} CPUs visible, median of {args.repeats}; "
+        "query = one name per embed_query call"
     )
-    first = rows[0][1]
+    first = rows[0][2]
     print(
         f"names: {args.names} texts, mean {first['names_tokens']:.1f} tokens; "
         f"passages: {args.passages} texts, mean {first['passages_tokens']:.1f} tokens"
     )
+    reference = next((f for r, _, f in rows if r == "numpy"), None)
     header = (
-        f"{'BLAS threads':>12} {'load s':>7} {'RSS MiB':>8} {'peak RSS MiB':>13} "
-        f"{'names/s':>8} {'passages/s':>11}"
+        f"{'runtime':>11} {'threads':>7} {'load s':>7} {'RSS MiB':>8} {'peak RSS MiB':>13} "
+        f"{'names/s':>8} {'passages/s':>11} {'query p50 ms':>13} {'query p99 ms':>13} "
+        f"{'min cosine':>11}"
     )
     print(header)
     print("-" * len(header))
-    for setting, f in rows:
+    for runtime, setting, f in rows:
+        cosine = float("nan")
+        if reference is not None:
+            mine = np.asarray(f["vectors"], dtype=np.float64)
+            ref = np.asarray(reference["vectors"], dtype=np.float64)
+            cosine = float(np.min(np.sum(mine * ref, axis=1)))
         print(
-            f"{setting:>12} {f['load_s']:7.2f} {f['rss_mib']:8.0f} {f['peak_rss_mib']:13.0f} "
-            f"{f['names_per_s']:8.0f} {f['passages_per_s']:11.1f}"
+            f"{runtime:>11} {setting:>7} {f['load_s']:7.2f} {f['rss_mib']:8.0f} "
+            f"{f['peak_rss_mib']:13.0f} {f['names_per_s']:8.0f} {f['passages_per_s']:11.1f} "
+            f"{f['query_p50_ms']:13.2f} {f['query_p99_ms']:13.2f} {cosine:11.6f}"
         )
 
 

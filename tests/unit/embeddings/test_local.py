@@ -198,3 +198,25 @@ async def test_embed_rejects_one_string_even_when_empty() -> None:
     p = LocalEmbeddingProvider()
     with pytest.raises(InvalidInputError, match="not one string"):
         await p.embed("")
+
+
+def test_the_numpy_runtime_matches_the_reference_too() -> None:
+    """Both runtimes are the same model: the default (onnxruntime) is checked by every
+    test above, and the numpy reference implementation must stay equally exact."""
+    p = LocalEmbeddingProvider(runtime="numpy")
+    worst = _worst_difference(REF_TEXTS, p.encode(REF_TEXTS))
+    assert worst < TOLERANCE, f"max abs difference from sentence-transformers: {worst:.2e}"
+
+
+def test_the_runtimes_agree_on_a_padded_batch(ref_vectors: np.ndarray[Any, Any]) -> None:
+    """Padding keys masked the same way in both graphs: a batch mixing a short name
+    with a long text must give each the vector it gets alone."""
+    texts = [REF_TEXTS[0], REF_TEXTS[16]]  # 5 and 7 tokens: one batch, two pads
+    for runtime in ("numpy", "onnxruntime"):
+        vectors = LocalEmbeddingProvider(runtime=runtime, batch_size=4).encode(texts)
+        np.testing.assert_allclose(vectors, ref_vectors[[0, 16]], atol=TOLERANCE)
+
+
+def test_an_unknown_runtime_is_refused() -> None:
+    with pytest.raises(InvalidInputError, match="runtime"):
+        LocalEmbeddingProvider(runtime="torch")
