@@ -232,33 +232,34 @@ def cross_document_pairs(
     texts: Mapping[str, str],
     *,
     per_corpus: int,
+    per_entity_pair: int = 2,
     seed: int = 19,
 ) -> list[MergePair]:
-    """A deterministic sample of merges across documents, one pair per merged entity pair.
+    """A deterministic sample of mention pairs across documents that a merge joined.
 
     `clusters` are final entities, each a list of its pre-merge entities' spans. For
-    two pre-merge entities of a cluster, the pair is the first span of each that lie
-    in different documents.
+    two pre-merge entities of a cluster, a pair is the first span of each in two
+    different documents, for up to `per_entity_pair` pairs of documents.
     """
     candidates: list[MergePair] = []
     for members in clusters:
         for i in range(len(members)):
             for j in range(i + 1, len(members)):
-                pair = next(
-                    (
-                        (a, b)
-                        for a in sorted(members[i])
-                        for b in sorted(members[j])
-                        if a[0] != b[0]
-                    ),
-                    None,
-                )
-                if pair is None:
-                    continue
-                a, b = pair
-                candidates.append(
-                    MergePair(corpus, a, b, texts[a[0]][a[1] : a[2]], texts[b[0]][b[1] : b[2]])
-                )
+                # Up to `per_entity_pair` pairs of mentions, each from a different pair
+                # of documents: small corpora make few merges across documents.
+                documents: set[tuple[str, str]] = set()
+                for a in sorted(members[i]):
+                    for b in sorted(members[j]):
+                        if a[0] == b[0] or (a[0], b[0]) in documents:
+                            continue
+                        if len(documents) == per_entity_pair:
+                            break
+                        documents.add((a[0], b[0]))
+                        candidates.append(
+                            MergePair(
+                                corpus, a, b, texts[a[0]][a[1] : a[2]], texts[b[0]][b[1] : b[2]]
+                            )
+                        )
     random.Random(seed).shuffle(candidates)
     return sorted(candidates[:per_corpus], key=lambda p: p.key)
 

@@ -454,10 +454,18 @@ class _Model:
         return {c for c in out if self.mentions[c].kind != "value"}
 
     def context_evidence(self, i: int, j: int) -> float:
-        shared = (self.context(i) & self.context(j)) - {i, j}
-        overlap = sum(self.idf[c] for c in shared)
+        """How much of the smaller context the two share, and how much that is.
+
+        A name read in many documents has a large context that overlaps anything;
+        the share of the smaller context keeps that from counting as agreement.
+        """
+        left, right = self.context(i) - {j}, self.context(j) - {i}
+        overlap = sum(self.idf[c] for c in left & right)
+        if overlap == 0.0:
+            return P_WEAK
+        smaller = min(sum(self.idf[c] for c in left), sum(self.idf[c] for c in right))
         strength = 1.0 - math.exp(-overlap / (CONTEXT_SCALE * self.mean_idf))
-        return P_WEAK + (P_EVIDENCE - P_WEAK) * strength
+        return P_WEAK + (P_EVIDENCE - P_WEAK) * min(strength, overlap / smaller)
 
     def probability(self, i: int, j: int) -> float:
         if i == j:
@@ -469,20 +477,28 @@ class _Model:
         if found is Relation.WEAK:
             return P_WEAK
         if found is Relation.EQUAL:
-            single_person = a.kind == "person" and len(a.tokens) == 1
-            sure = a.kind == "value" or (a.type_key == b.type_key and not single_person)
-            if sure or a.docs & b.docs:
+            if a.kind == "value" or a.docs & b.docs:
                 return P_EQUAL
-            return self.context_evidence(i, j)
+            if a.type_key != b.type_key:
+                # The same word typed two ways in two texts ("Dublin" the guess, Dublin
+                # the place) is as often two things: only a shared text says it is one.
+                return P_WEAK
+            single_person = a.kind == "person" and len(a.tokens) == 1
+            return self.context_evidence(i, j) if single_person else P_EQUAL
         uncertain = min(a.confidence, b.confidence) < MIN_FUZZY_CONFIDENCE
-        known = a.alias is not None or a.kind == "person"
+        known = (a.alias is not None and a.alias == b.alias) or (
+            a.kind == "person" and a.acronym is None and b.acronym is None
+        )
         if found is Relation.ALIAS and known and not uncertain:
             return P_KNOWN_ALIAS
         short, long = (i, j) if len(a.tokens) <= len(b.tokens) else (j, i)
         in_documents = self.document_evidence(short, long)
         if in_documents is not None:
             return in_documents
-        return P_WEAK if uncertain else self.context_evidence(i, j)
+        # An acronym is defined where it is used ("... League ( NFL )"); elsewhere it
+        # spells too many names ("D.C." / "Dodge City") for context to settle.
+        acronym = a.acronym is not None or b.acronym is not None
+        return P_WEAK if uncertain or acronym else self.context_evidence(i, j)
 
     def score(
         self, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]

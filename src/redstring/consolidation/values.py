@@ -132,8 +132,14 @@ def _spelled_number(words: list[str]) -> Decimal | None:
     if not words:
         return None
     total, current = 0, 0
+    previous: str | None = None
     for word in words:
         if word in _UNITS:
+            # "forty one" is 41, "two four" is two numbers, not 6.
+            if previous in _UNITS and not (_UNITS[previous] % 10 == 0 and _UNITS[previous] > 10):
+                return None
+            if previous in _UNITS and _UNITS[word] >= 10:
+                return None
             current += _UNITS[word]
         elif word in _SCALES:
             scale = _SCALES[word]
@@ -144,6 +150,7 @@ def _spelled_number(words: list[str]) -> Decimal | None:
                 current = 0
         else:
             return None
+        previous = word
     return Decimal(total + current)
 
 

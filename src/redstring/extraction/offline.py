@@ -258,9 +258,13 @@ _CARDINALS = sorted(
 )
 _NUMBER = re.compile(
     r"(?<![\w.,$€£-])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w%]|,\d)"
-    r"|(?<![\w.,$€£-])\d+(?:\.\d+)?(?:\s+(?:million|billion|thousand))?(?![\w%.,]\d|[\w%])"
-    rf"|\b(?i:{'|'.join(_CARDINALS)})(?:[- ](?i:{'|'.join(_CARDINALS)}))*\b"
+    r"|(?<![\w.,$€£:-])\d+(?:\.\d+)?(?:\s+(?:million|billion|thousand))?(?![\w%.,]\d|[\w%])"
+    rf"|\b(?i:{'|'.join(_CARDINALS)})(?:(?:\s*-\s*|\s)(?i:{'|'.join(_CARDINALS)}))*\b"
 )
+#: Where a number is part of something else: "Flight 007", "Region 2" (a name before
+#: it), "2 , 000" (a tokenised thousands separator), "2003–04", "3 p.m.", "John 4:23".
+_NUMBER_INSIDE_BEFORE = re.compile(r"(?:(?<![\w.])[A-Z][\w’'-]*\s|\d\s?,\s?|\d{4}\s?[–-]\s?)$")
+_NUMBER_INSIDE_AFTER = re.compile(r"^(?:\s?,\s?\d{3}\b|\s?(?:a\.m|p\.m|am\b|pm\b)|:\d|\s?-\s?\d)")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*\s+|\n")
 _ACRONYM = re.compile(r"^(?:[A-Z]{2,6}|(?:[A-Z]\.){2,4})$")
 
@@ -438,6 +442,11 @@ class OfflineExtractor:
             (_NUMBER, NUMBER),
         ):
             for match in pattern.finditer(text):
+                if pattern is _NUMBER and (
+                    _NUMBER_INSIDE_BEFORE.search(text[max(0, match.start() - 30) : match.start()])
+                    or _NUMBER_INSIDE_AFTER.match(text[match.end() : match.end() + 8])
+                ):
+                    continue
                 if free(match.start(), match.end()):
                     add(match.group(), entity_type, match.start(), match.end(), 0.9)
 

@@ -204,3 +204,17 @@ def test_candidates_are_ordered_pairs_scored_by_the_same_model() -> None:
     empty = score_mentions([entities[0]])
     assert empty.pairs.shape == (0, 2)
     assert empty.probabilities.shape == (0,)
+
+
+def test_a_guessed_type_or_an_acronym_joins_across_texts_only_with_a_shared_text() -> None:
+    """Catches: 'Dublin' (a guess) in one text merged with Dublin, Ohio in another, and
+    'D.C.' joined to 'Dodge City' in another text on shared context alone."""
+    low = MIN_FUZZY_CONFIDENCE / 2
+    places = [mention(n, "Location", "a", "b") for n in ("Ohio", "Columbus", "Scioto")]
+    guess = mention("Dublin", "Concept", "a", confidence=low)
+    assert pair_probability(guess, mention("Dublin", "Location", "b"), *places) < 0.5
+    assert pair_probability(guess, mention("Dublin", "Location", "a"), *places) == P_EQUAL
+    acronym = pair_probability(
+        mention("D.C.", "Location", "a"), mention("Dodge City", "Location", "b"), *places
+    )
+    assert acronym < 0.5

@@ -155,3 +155,9 @@ def test_offline_types_values_and_groups_and_drops_bare_titles() -> None:
     assert ("Duke Ellington", "Person") in found
     names = {name for name, _ in found}
     assert not names & {"King", "Prime Minister", "Duke"}
+
+
+def test_offline_leaves_numbers_that_are_part_of_something_else() -> None:
+    """Catches: 'Flight 007', '7 , 000', '2003–04' and '3 p.m.' merged with counts as values."""
+    text = "Flight 007 sent 7 , 000 ducks in the 2003–04 season at 3 p.m. after John 4:23 ."
+    assert [f.name for f in OfflineExtractor()._find(text) if f.entity_type == "Number"] == []
