@@ -114,7 +114,7 @@ DEFECTS = [
         RETRIEVER,
         (
             ("vector, tenant_id, k=k, entity_types", "vector, tenant_id, k=2 * k, entity_types"),
-            ("list(lexical)])[:k]", "list(lexical)])"),
+            ("list(lexical)]), best\n        )[:k]", "list(lexical)]), best\n        )"),
             (
                 "RetrievalResult(query=query, matches=matches)",
                 "RetrievalResult(query=query, matches=matches[:k])",

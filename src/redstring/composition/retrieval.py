@@ -20,17 +20,21 @@ one log and lag independently, so this is ordinary, not exceptional: raising
 would make retrieval fail during replay, and topping up would turn a badly
 lagging projection into silence.
 
+Channels are fused by `reciprocal_rank_fusion`; entities tied exactly on the
+fused score are then ordered by their better component score (ADR 0009).
+
 Aliases are resolved on both channels before fusion: a merged-away id is never
 returned, its canonical entity is, once, at the better of the ranks it earned.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from redstring.domain.blocking import query_lexical_keys
 from redstring.domain.exceptions import DimensionMismatchError, InvalidInputError
-from redstring.domain.fusion import reciprocal_rank_fusion
+from redstring.domain.fusion import order_ties_by_component, reciprocal_rank_fusion
 from redstring.domain.lexical import CANDIDATE_LIMIT, lexical_score, name_scores, shortlist_size
 from redstring.domain.retrieval import RetrievalMode, RetrievalResult, ScoredEntity
 
@@ -84,14 +88,25 @@ class Retriever:
 
         semantic: dict[EntityId, float] = {}
         semantic_ranking: list[EntityId] = []
-        if mode in (RetrievalMode.SEMANTIC, RetrievalMode.HYBRID):
-            semantic_ranking, semantic = await self._semantic(query, tenant_id, k, entity_types)
-
         lexical: dict[EntityId, tuple[Entity, float]] = {}
-        if mode in (RetrievalMode.LEXICAL, RetrievalMode.HYBRID):
+        if mode is RetrievalMode.HYBRID:
+            # Semantic first: it suspends on the query embedding (a worker thread),
+            # and the lexical channel's store reads run meanwhile on the loop.
+            (semantic_ranking, semantic), lexical = await asyncio.gather(
+                self._semantic(query, tenant_id, k, entity_types),
+                self._lexical(query, tenant_id, k, entity_types),
+            )
+        elif mode is RetrievalMode.SEMANTIC:
+            semantic_ranking, semantic = await self._semantic(query, tenant_id, k, entity_types)
+        else:
             lexical = await self._lexical(query, tenant_id, k, entity_types)
 
-        fused = reciprocal_rank_fusion([semantic_ranking, list(lexical)])[:k]
+        best = {entity_id: score for entity_id, (_, score) in lexical.items()}
+        for entity_id, score in semantic.items():
+            best[entity_id] = max(best.get(entity_id, 0.0), score)
+        fused = order_ties_by_component(
+            reciprocal_rank_fusion([semantic_ranking, list(lexical)]), best
+        )[:k]
         known = {entity_id: entity for entity_id, (entity, _) in lexical.items()}
         missing = [entity_id for entity_id, _ in fused if entity_id not in known]
         if missing:

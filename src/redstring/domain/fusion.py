@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from redstring.domain.ids import EntityId
 
@@ -47,3 +47,20 @@ def reciprocal_rank_fusion(
             seen.add(entity_id)
             totals[entity_id] = totals.get(entity_id, 0.0) + 1.0 / (RRF_K + rank)
     return sorted(totals.items(), key=lambda item: (-item[1], str(item[0])))
+
+
+def order_ties_by_component(
+    fused: Sequence[tuple[EntityId, float]], component: Mapping[EntityId, float]
+) -> list[tuple[EntityId, float]]:
+    """`fused` with each run of equal fused scores reordered by the entity's best
+    component score (highest first), then by id string. Scores are untouched.
+
+    Why: two entities each ranked at the same position by one channel alone tie
+    exactly under RRF, and the id tie-break then decides by chance -- most often
+    between the semantic and the lexical channel's first results, i.e. for the top
+    hit. The component scores share no unit (module docstring), so they never weigh
+    *against* rank; between exact ties they are the only evidence left, and a
+    magnitude that fusion discarded is better than none (ADR 0009, with figures).
+    An entity missing from `component` counts as 0.0.
+    """
+    return sorted(fused, key=lambda item: (-item[1], -component.get(item[0], 0.0), str(item[0])))

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from redstring.domain.fusion import RRF_K, reciprocal_rank_fusion
+from redstring.domain.fusion import RRF_K, order_ties_by_component, reciprocal_rank_fusion
 from redstring.domain.ids import EntityId
 
 # Fixed ids whose *string* order is knowable at a glance: the tie-break is on the
@@ -71,3 +71,25 @@ def test_the_order_is_total_so_no_two_results_are_interchangeable(
     keys = [(-score, str(entity_id)) for entity_id, score in fused]
     assert keys == sorted(keys)
     assert len(set(keys)) == len(keys)
+
+
+def test_an_exact_tie_goes_to_the_better_component_score() -> None:
+    """The semantic channel's first hit and the lexical channel's first hit tie at
+    1/61; the id string would pick A whatever the evidence."""
+    fused = reciprocal_rank_fusion([[A], [B]])
+    ordered = order_ties_by_component(fused, {A: 0.5, B: 0.9})
+    assert [entity_id for entity_id, _ in ordered] == [B, A]
+    assert dict(ordered) == dict(fused)
+
+
+def test_component_scores_never_outweigh_a_better_fused_score() -> None:
+    """Only ties move: A is ranked by both channels, B by one, whatever B's score."""
+    fused = reciprocal_rank_fusion([[A, B], [A]])
+    ordered = order_ties_by_component(fused, {A: 0.1, B: 1.0})
+    assert [entity_id for entity_id, _ in ordered] == [A, B]
+
+
+def test_equal_components_fall_back_to_the_id_string_and_missing_counts_zero() -> None:
+    fused = reciprocal_rank_fusion([[B], [A], [C]])
+    ordered = order_ties_by_component(fused, {A: 0.7, B: 0.7})
+    assert [entity_id for entity_id, _ in ordered] == [A, B, C]
