@@ -35,6 +35,59 @@ class TestSqliteVectorStore(VectorStoreCompliance):
         return SqliteVectorStore(connection, DIMENSION)
 
 
+class TestSqliteVectorStoreHeldInMemory(VectorStoreCompliance):
+    """The same promises when every search scans the tenant's vectors in memory."""
+
+    @pytest.fixture
+    def store(self, connection: Connection) -> VectorStore:
+        return SqliteVectorStore(connection, DIMENSION, memory_after=0)
+
+
+async def test_a_write_by_another_connection_is_seen_by_a_matrix_held_in_memory(
+    tmp_path: Path,
+) -> None:
+    """The in-memory copy is one process's cache of a shared file: a write made
+    through another connection (another process) must invalidate it."""
+    path = tmp_path / "redstring.db"
+    tenant = other_tenant()
+    reader_conn, writer_conn = open_connection(path), open_connection(path)
+    try:
+        reader = SqliteVectorStore(reader_conn, DIMENSION, memory_after=0)
+        writer = SqliteVectorStore(writer_conn, DIMENSION)
+        first = record(unit(0))
+        await writer.upsert([first], tenant)
+        assert [m.entity_id for m in await reader.search(unit(0), tenant, k=1)] == [first.entity_id]
+        second = record(unit(1))
+        await writer.upsert([second], tenant)
+        assert [m.entity_id for m in await reader.search(unit(1), tenant, k=1)] == [
+            second.entity_id
+        ]
+        await writer.delete([first.entity_id], tenant)
+        assert [m.entity_id for m in await reader.search(unit(0), tenant, k=5)] == [
+            second.entity_id
+        ]
+    finally:
+        reader_conn.close()
+        writer_conn.close()
+
+
+async def test_the_memory_path_is_taken_only_after_memory_after_searches(
+    connection: Connection,
+) -> None:
+    """A one-shot search (the CLI) must not pay for loading the tenant."""
+    store = SqliteVectorStore(connection, DIMENSION, memory_after=2)
+    tenant = other_tenant()
+    await store.upsert([record(unit(0))], tenant)
+    for _ in range(2):
+        await store.search(unit(0), tenant)
+        assert store._matrices == {}
+    await store.search(unit(0), tenant)
+    assert list(store._matrices) == [str(tenant)]
+    await store.upsert([record(unit(1))], tenant)
+    await store.search(unit(0), tenant)
+    assert store._matrices == {}
+
+
 async def test_vectors_read_back_after_reopening_the_file(tmp_path: Path) -> None:
     """Catches a store whose rowid mapping or dimension lives only in the Python object:
     after a reopen an upsert would then duplicate instead of replace."""
