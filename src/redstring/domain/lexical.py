@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from uuid import UUID
 
 from rapidfuzz import process
 from rapidfuzz.distance import JaroWinkler
 
+from redstring.domain.ids import EntityId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.similarity import string_similarity
 
@@ -27,7 +29,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from redstring.domain.entity import Entity
-    from redstring.domain.ids import EntityId
 
 #: What a match on a string property is worth relative to the same match on the
 #: name. A name is what an entity *is*; a property is something said about it.
@@ -62,10 +63,17 @@ class LexicalCandidate:
     names already normalized. Never the entity's body: a block of thousands of
     candidates is screened from these strings, and only the shortlist is parsed."""
 
-    entity_id: EntityId
+    #: The id's canonical lowercase hyphenated string, as stores keep it. Kept as the
+    #: string because building a `UUID` per screened candidate was a fifth of the
+    #: channel's time; `entity_id` builds it for the few that are kept.
+    id_string: str
     entity_type: str
     #: `normalize_name` of the name and of `normalized_name`, distinct, in that order.
     names: tuple[str, ...]
+
+    @property
+    def entity_id(self) -> EntityId:
+        return EntityId(UUID(self.id_string))
 
 
 def candidate_names(entity: Entity) -> tuple[str, ...]:

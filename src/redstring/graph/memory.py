@@ -97,7 +97,7 @@ class InMemoryGraphStore:
             entity = self._entities[(tenant_id, entity_id)]
             candidates.append(
                 LexicalCandidate(
-                    entity_id=entity_id,
+                    id_string=str(entity_id),
                     entity_type=entity.entity_type,
                     names=candidate_names(entity),
                 )

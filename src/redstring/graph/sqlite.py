@@ -264,7 +264,7 @@ class SqliteGraphStore:
         unique_rows = {row[0]: row for row in rows}
         return [
             LexicalCandidate(
-                entity_id=EntityId(UUID(raw_id)),
+                id_string=raw_id,
                 entity_type=entity_type,
                 names=tuple(names.split(_NAME_SEPARATOR)),
             )

@@ -84,7 +84,7 @@ def test_the_score_stays_within_zero_and_one() -> None:
 
 
 def candidate(*names: str) -> LexicalCandidate:
-    return LexicalCandidate(entity_id=EntityId(uuid4()), entity_type="person", names=names)
+    return LexicalCandidate(id_string=str(uuid4()), entity_type="person", names=names)
 
 
 def test_name_scores_are_the_best_name_in_input_order() -> None:
@@ -138,3 +138,9 @@ def test_the_shortlist_is_wider_than_k() -> None:
     would leave them no room."""
     assert shortlist_size(10) > 10
     assert shortlist_size(1) > 1
+
+
+def test_a_candidate_id_string_reads_back_as_its_entity_id() -> None:
+    entity_id = EntityId(uuid4())
+    found = LexicalCandidate(id_string=str(entity_id), entity_type="person", names=("a",))
+    assert found.entity_id == entity_id
