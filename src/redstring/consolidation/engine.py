@@ -95,6 +95,13 @@ class ResolutionPlan:
     candidate_stats: CandidateStats = field(default_factory=CandidateStats)
     #: Every cluster, singletons included, as sorted id lists.
     clusters: list[list[EntityId]] = field(default_factory=list)
+    #: The entities in the order `candidate_pairs` indexes them.
+    entity_ids: list[EntityId] = field(default_factory=list)
+    #: Every candidate pair blocking produced, as index pairs into `entity_ids`, so a
+    #: benchmark can measure pair completeness against labels.
+    candidate_pairs: npt.NDArray[np.int64] = field(
+        default_factory=lambda: np.zeros((0, 2), dtype=np.int64)
+    )
 
 
 @dataclass
@@ -229,7 +236,11 @@ def _plan(
     cluster_of = {m: c for c, members in enumerate(clusters) for m in members}
 
     plan = ResolutionPlan(
-        band_counts=band_counts, adjudicated=adjudicated, candidate_stats=scored.stats
+        band_counts=band_counts,
+        adjudicated=adjudicated,
+        candidate_stats=scored.stats,
+        entity_ids=[e.id for e in entities],
+        candidate_pairs=scored.pairs,
     )
     plan.clusters = sorted(
         (sorted((entities[m].id for m in c), key=str) for c in clusters), key=lambda c: str(c[0])
