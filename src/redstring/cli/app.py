@@ -306,18 +306,39 @@ def consolidate(
             "--adjudicate", help="Let the LLM endpoint (REDSTRING_LLM_*) decide grey-band pairs."
         ),
     ] = False,
+    field_kind: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--field",
+            help="Set a record property's kind, NAME=KIND (e.g. born=date, notes=ignore; "
+            "repeatable). Kinds are detected from the values otherwise.",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Find and merge duplicate entities. Grey-band pairs are kept apart unless adjudicated."""
+    overrides = _field_overrides(field_kind or [])
     adjudicator = LlmAdjudicator(make_llm()) if adjudicate else None
     with open_workspace(db) as workspace:
         tenant_id = workspace.tenant(tenant)
         consolidator = Consolidator(workspace, adjudicator=adjudicator)
-        report = run(consolidator.consolidate(tenant_id, entity_types=entity_type))
+        report = run(
+            consolidator.consolidate(tenant_id, entity_types=entity_type, field_overrides=overrides)
+        )
     if as_json:
         console.print_json(data=_report_dict(report))
         return
     _print_consolidation(report)
+
+
+def _field_overrides(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        name, sep, kind = item.partition("=")
+        if not sep or not name.strip() or not kind.strip():
+            raise InvalidInputError(f"--field {item!r}: expected NAME=KIND, e.g. born=date")
+        out[name.strip()] = kind.strip()
+    return out
 
 
 def _report_dict(report: ConsolidationReport) -> dict[str, Any]:
@@ -327,6 +348,11 @@ def _report_dict(report: ConsolidationReport) -> dict[str, Any]:
 
 
 def _print_consolidation(report: ConsolidationReport) -> None:
+    for entity_type, used in sorted(report.fields.items()):
+        fields = ", ".join(f"{name} as {kind}" for name, kind in used.items())
+        console.print(f"{entity_type} records: comparing {fields or 'nothing'}")
+        for name, why in sorted(report.left_out.get(entity_type, {}).items()):
+            console.print(f"  left out {name}: {why}")
     bands = ", ".join(f"{band} {count}" for band, count in sorted(report.bands.items()))
     console.print(
         f"{report.entities} entities, {report.candidate_pairs} candidate pairs ({bands or 'none'})"

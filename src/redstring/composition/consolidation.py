@@ -23,7 +23,7 @@ from redstring.events.merge import EntitiesMerged, MergeUndone
 from redstring.events.streams import merge_stream
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from redstring.composition.workspace import Workspace
     from redstring.consolidation.adjudication import Adjudicator
@@ -50,6 +50,9 @@ class ConsolidationReport:
     #: Blocks over the size guard: split by a secondary key, or refused (never scanned).
     blocks_split: int = 0
     blocks_refused: int = 0
+    #: Per record entity type: field -> kind used, and property -> why it was left out.
+    fields: dict[str, dict[str, str]] = field(default_factory=dict)
+    left_out: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 class Consolidator:
@@ -65,14 +68,20 @@ class Consolidator:
         *,
         entity_types: Sequence[str] | None = None,
         progress: Callable[[int, int], None] | None = None,
+        field_overrides: Mapping[str, str] | None = None,
     ) -> ConsolidationReport:
-        """Resolve every live entity of the tenant (optionally of some types only)."""
+        """Resolve every live entity of the tenant (optionally of some types only).
+
+        `field_overrides` sets a record property's kind (`{"born": "date"}`, or
+        `"ignore"`), where detection from the values guessed wrong.
+        """
         graph = self._workspace.graph
         entities = await graph.list_entities(tenant_id, entity_types=entity_types)
         plan = await resolve(
             entities,
             neighbours=await self._neighbours(tenant_id),
             adjudicator=self._adjudicator,
+            field_overrides=field_overrides,
         )
         return await self._apply(tenant_id, entities, plan, progress)
 
@@ -125,6 +134,11 @@ class Consolidator:
             candidate_pairs=plan.candidate_stats.pairs,
             blocks_split=plan.candidate_stats.blocks_split,
             blocks_refused=plan.candidate_stats.blocks_starred,
+            fields={
+                t: {f.name.removeprefix("@"): f.kind.value for f in r.used}
+                for t, r in plan.fields.items()
+            },
+            left_out={t: dict(r.left_out) for t, r in plan.fields.items()},
         )
         for done, decision in enumerate(plan.merges, start=1):
             merge_id = await self._merge(tenant_id, decision)

@@ -1,0 +1,288 @@
+"""Comparison levels per field kind, computed for many pairs at once.
+
+Each field is normalised once into columns (`FieldColumn`): integer codes for
+exact equality, the normalised strings for similarity, a term frequency per value.
+`compare` then maps index pairs to a comparison level, vectorised: equality on codes
+in numpy, similarity through rapidfuzz's batched `cpdist`, only for the pairs that
+need it. Level 0 is "missing on either side" (no evidence), level 1 "different",
+and the top level "exactly equal"; the levels between are ordered by similarity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import jellyfish
+import numpy as np
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler
+
+from redstring.consolidation.dates import parse_date
+from redstring.consolidation.kinds import NAME_FIELD, FieldKind, FieldSpec
+from redstring.consolidation.names import core_tokens, given_name_forms, raw_tokens
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy.typing as npt
+
+    from redstring.domain.entity import Entity
+
+#: The levels of each kind, from "different" (1) up to "exact" (last); 0 is missing.
+LEVELS: dict[FieldKind, tuple[str, ...]] = {
+    FieldKind.PERSON_NAME: (
+        "different", "jw>=0.80", "one name's tokens inside the other's", "jw>=0.92",
+        "same tokens reordered", "exact",
+    ),
+    FieldKind.GIVEN_NAME: (
+        "different", "initial agrees", "jw>=0.80", "jw>=0.92", "nickname form", "exact",
+    ),
+    FieldKind.FAMILY_NAME: ("different", "jw>=0.80", "jw>=0.92", "exact"),
+    FieldKind.NAME: ("different", "jw>=0.80", "token set>=0.85", "jw>=0.92", "exact"),
+    FieldKind.LOCALITY: ("different", "jw>=0.80", "jw>=0.92", "exact"),
+    FieldKind.ORGANISATION_NAME: (
+        "different", "token set>=0.80", "jw>=0.92", "same core name", "exact",
+    ),
+    FieldKind.DATE: (
+        "different", "within a year", "same year and month", "one edit or day/month swap",
+        "exact",
+    ),
+    FieldKind.YEAR: ("different", "within a year", "exact"),
+    FieldKind.POSTCODE: ("different", "same area prefix", "exact"),
+    FieldKind.IDENTIFIER: ("different", "one edit", "exact"),
+    FieldKind.PHONE: ("different", "one edit", "exact"),
+    FieldKind.EMAIL: ("different", "jw>=0.92", "same mailbox name", "exact"),
+    FieldKind.ADDRESS: ("different", "token set>=0.70", "token set>=0.90", "exact"),
+    FieldKind.CATEGORY: ("different", "exact"),
+}  # fmt: skip
+
+
+#: Pairs per batch from which string comparisons run on every core.
+PARALLEL_FROM = 20_000
+
+
+@dataclass
+class FieldColumn:
+    """One field over all entities, normalised once."""
+
+    spec: FieldSpec
+    #: Normalised text per entity ("" when missing).
+    text: npt.NDArray[np.object_]
+    #: Factorised `text`: equal codes mean equal values; -1 when missing.
+    codes: npt.NDArray[np.int64]
+    #: Relative frequency of each code's value among the entities that have one.
+    frequency: npt.NDArray[np.float64]
+    #: A second, coarser code per kind (sorted tokens, core name, nickname group,
+    #: postcode area, mailbox, date as yyyymmdd); -1 when missing.
+    alt: npt.NDArray[np.int64]
+
+    @property
+    def levels(self) -> int:
+        return len(LEVELS[self.spec.kind]) + 1
+
+
+def _factorise(values: Sequence[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    index: dict[str, int] = {}
+    codes = np.full(len(values), -1, dtype=np.int64)
+    for row, value in enumerate(values):
+        if value:
+            codes[row] = index.setdefault(value, len(index))
+    present = codes[codes >= 0]
+    counts = np.bincount(present, minlength=len(index)).astype(np.float64)
+    total = max(1.0, float(len(present)))
+    return codes, counts / total
+
+
+def _raw(entity: Entity, source: str) -> str:
+    if source == NAME_FIELD:
+        return entity.name
+    value = entity.properties.get(source)
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return ""
+    return str(value).strip()
+
+
+def _date_value(entity: Entity, spec: FieldSpec) -> int | None:
+    if len(spec.sources) == 3:
+        try:
+            day, month, year = (int(float(_raw(entity, s) or "nan")) for s in spec.sources)
+        except ValueError:
+            return None
+        if not 1000 <= year <= 2200:
+            return None
+        month = month if 1 <= month <= 12 else 0
+        day = day if 1 <= day <= 31 and month else 0
+        return year * 10000 + month * 100 + day
+    raw = _raw(entity, spec.sources[0])
+    if spec.kind is FieldKind.YEAR:
+        try:
+            year = int(float(raw))
+        except ValueError:
+            return None
+        return year * 10000 if 1000 <= year <= 2200 else None
+    return parse_date(raw)
+
+
+def _normalise(entity: Entity, spec: FieldSpec) -> tuple[str, str]:
+    """(exact text, coarser text) for one entity's field; ("", "") when missing."""
+    kind = spec.kind
+    if kind in (FieldKind.DATE, FieldKind.YEAR):
+        value = _date_value(entity, spec)
+        return ("", "") if value is None else (str(value), str(value))
+    raw = _raw(entity, spec.sources[0])
+    if not raw:
+        return "", ""
+    if kind in (FieldKind.IDENTIFIER,):
+        text = "".join(c for c in raw.upper() if c.isalnum())
+        return text, text
+    if kind is FieldKind.PHONE:
+        digits = "".join(c for c in raw if c.isdigit())[-9:]
+        return digits, digits
+    if kind is FieldKind.EMAIL:
+        text = raw.strip().lower()
+        return text, text.split("@")[0]
+    if kind is FieldKind.POSTCODE:
+        text = raw.upper().replace("-", " ")
+        compact = text.replace(" ", "")
+        area = text.split()[0] if " " in text else compact[: max(2, len(compact) - 3)]
+        return compact, area
+    tokens = raw_tokens(raw)
+    text = " ".join(tokens)
+    if not text:
+        return "", ""
+    if kind is FieldKind.PERSON_NAME:
+        core = core_tokens(raw, "person") or tokens
+        return text, " ".join(sorted(core))
+    if kind is FieldKind.ORGANISATION_NAME:
+        core = core_tokens(raw, "organization") or tokens
+        return text, " ".join(core)
+    if kind is FieldKind.GIVEN_NAME:
+        forms = given_name_forms(tokens[0])
+        return text, min(forms) if forms else text
+    return text, text
+
+
+def build_columns(entities: Sequence[Entity], specs: Sequence[FieldSpec]) -> list[FieldColumn]:
+    columns = []
+    for spec in specs:
+        pairs = [_normalise(e, spec) for e in entities]
+        text = np.asarray([p[0] for p in pairs], dtype=object)
+        codes, frequency = _factorise([p[0] for p in pairs])
+        alt, _ = _factorise([p[1] for p in pairs])
+        columns.append(FieldColumn(spec=spec, text=text, codes=codes, frequency=frequency, alt=alt))
+    return columns
+
+
+def _cpdist(
+    scorer: Any, left: npt.NDArray[np.object_], right: npt.NDArray[np.object_]
+) -> npt.NDArray[np.float64]:
+    if len(left) == 0:
+        return np.zeros(0, dtype=np.float64)
+    # Threads pay off only on large batches; small ones (clustering's on-demand
+    # checks) would spend more on starting them than on comparing.
+    workers = -1 if len(left) >= PARALLEL_FROM else 1
+    return np.asarray(
+        process.cpdist(list(left), list(right), scorer=scorer, workers=workers), dtype=np.float64
+    )
+
+
+def compare(
+    column: FieldColumn, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int8]:
+    """Comparison level of each pair (left[k], right[k]) on this field."""
+    kind = column.spec.kind
+    top = len(LEVELS[kind])
+    lc, rc = column.codes[left], column.codes[right]
+    out = np.ones(len(left), dtype=np.int8)
+    out[(lc < 0) | (rc < 0)] = 0
+    exact = (lc == rc) & (lc >= 0)
+    open_ = (out == 1) & ~exact
+    rows = np.flatnonzero(open_)
+    if len(rows):
+        _fill(column, kind, left[rows], right[rows], rows, out)
+    out[exact] = top
+    return out
+
+
+def _fill(
+    column: FieldColumn,
+    kind: FieldKind,
+    left: npt.NDArray[np.int64],
+    right: npt.NDArray[np.int64],
+    rows: npt.NDArray[np.int64],
+    out: npt.NDArray[np.int8],
+) -> None:
+    """Levels below "exact" for pairs that are present on both sides and differ."""
+    lt, rt = column.text[left], column.text[right]
+    alt_equal = column.alt[left] == column.alt[right]
+
+    def put(mask: npt.NDArray[np.bool_], level: int) -> None:
+        target = rows[mask]
+        out[target] = np.maximum(out[target], level)
+
+    if kind in (FieldKind.DATE, FieldKind.YEAR):
+        lv = np.asarray([int(t) for t in lt], dtype=np.int64)
+        rv = np.asarray([int(t) for t in rt], dtype=np.int64)
+        years = np.abs(lv // 10000 - rv // 10000)
+        put(years <= 1, 2)
+        if kind is FieldKind.YEAR:
+            return
+        put(lv // 100 == rv // 100, 3)
+        swapped = (
+            (lv // 10000 == rv // 10000)
+            & (lv // 100 % 100 == rv % 100)
+            & (lv % 100 == rv // 100 % 100)
+        )
+        edits = _cpdist(DamerauLevenshtein.distance, lt, rt) <= 1
+        put(swapped | edits, 4)
+        return
+    if kind is FieldKind.CATEGORY:
+        return
+    if kind is FieldKind.POSTCODE:
+        put(alt_equal, 2)
+        return
+    if kind in (FieldKind.IDENTIFIER, FieldKind.PHONE):
+        put(_cpdist(DamerauLevenshtein.distance, lt, rt) <= 1, 2)
+        return
+    if kind is FieldKind.EMAIL:
+        put(_cpdist(JaroWinkler.normalized_similarity, lt, rt) >= 0.92, 2)
+        put(alt_equal, 3)
+        return
+    if kind is FieldKind.ADDRESS:
+        ts = _cpdist(fuzz.token_set_ratio, lt, rt)
+        put(ts >= 70, 2)
+        put(ts >= 90, 3)
+        return
+    jw = _cpdist(JaroWinkler.normalized_similarity, lt, rt)
+    if kind is FieldKind.PERSON_NAME:
+        put(jw >= 0.80, 2)
+        put(_cpdist(fuzz.token_set_ratio, lt, rt) >= 99.5, 3)
+        put(jw >= 0.92, 4)
+        put(alt_equal, 5)
+    elif kind is FieldKind.GIVEN_NAME:
+        initials = np.asarray(
+            [(len(a) == 1 or len(b) == 1) and a[:1] == b[:1] for a, b in zip(lt, rt, strict=True)],
+            dtype=bool,
+        )
+        put(initials, 2)
+        put(jw >= 0.80, 3)
+        put(jw >= 0.92, 4)
+        put(alt_equal, 5)
+    elif kind is FieldKind.ORGANISATION_NAME:
+        put(_cpdist(fuzz.token_set_ratio, lt, rt) >= 80, 2)
+        put(jw >= 0.92, 3)
+        put(alt_equal, 4)
+    elif kind is FieldKind.NAME:
+        put(jw >= 0.80, 2)
+        put(_cpdist(fuzz.token_set_ratio, lt, rt) >= 85, 3)
+        put(jw >= 0.92, 4)
+    else:  # family names, localities
+        put(jw >= 0.80, 2)
+        put(jw >= 0.92, 3)
+
+
+def phonetic(text: str) -> str:
+    """Soundex of the first token: a blocking key that survives most typos."""
+    tokens = text.split()
+    return jellyfish.soundex(tokens[0]) if tokens and tokens[0].isalpha() else ""

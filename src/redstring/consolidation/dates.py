@@ -1,0 +1,75 @@
+"""Dates in the formats people write them, to one comparable integer.
+
+A date becomes `year * 10000 + month * 100 + day`, with 0 for a part the text does
+not give ("March 1901" -> 19010300), so equality means "the same date at the same
+precision" and the parts stay recoverable for day/month transposition checks.
+Ambiguous numeric dates (03/04/1901) are read day first; the comparison treats a
+day/month swap as its own level, so reading them the other way round loses nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
+            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
+            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+
+_ISO = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T ].*)?$")
+_DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})$")
+_COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
+_WORDS = re.compile(r"[a-z]+|\d+")
+_MIN_YEAR, _MAX_YEAR = 1000, 2200
+
+
+def _valid(year: int, month: int, day: int) -> int | None:
+    if not _MIN_YEAR <= year <= _MAX_YEAR or not 0 <= month <= 12 or not 0 <= day <= 31:
+        return None
+    if day and not month:
+        return None
+    return year * 10000 + month * 100 + day
+
+
+def parse_date(text: str) -> int | None:
+    """`yyyymmdd` as an integer (0 for parts not given), or `None` if `text` is no date.
+
+    Bare years are not dates here: a column of years is detected as such by its
+    integer range, and a lone number in free text is not evidence of a date.
+    """
+    value = text.strip().lower()
+    if not value or len(value) > 40:
+        return None
+    if m := _ISO.match(value):
+        return _valid(int(m[1]), int(m[2]), int(m[3]))
+    if m := _DMY.match(value):
+        first, second, year = int(m[1]), int(m[2]), int(m[3])
+        if first <= 12 < second:  # month first (US), the day cannot be a month
+            first, second = second, first
+        return _valid(year, second, first)
+    if m := _COMPACT.match(value):
+        return _valid(int(m[1]), int(m[2]), int(m[3]))
+    words = _WORDS.findall(value)
+    months = [_MONTHS[w] for w in words if w in _MONTHS]
+    numbers = [int(w) for w in words if w.isdigit()]
+    others = [w for w in words if not w.isdigit() and w not in _MONTHS]
+    if len(months) != 1 or not set(others) <= {"st", "nd", "rd", "th", "of", "the"}:
+        return None
+    years = [n for n in numbers if n >= _MIN_YEAR]
+    days = [n for n in numbers if n < _MIN_YEAR]
+    if len(years) != 1 or len(days) > 1:
+        return None
+    return _valid(years[0], months[0], days[0] if days else 0)
+
+
+def date_parts(value: int) -> tuple[int, int, int]:
+    return value // 10000, value // 100 % 100, value % 100

@@ -1,0 +1,381 @@
+"""Which kind of value each record property holds, detected from the workspace's own data.
+
+A user's columns are called anything: "dob", "born", "geb_datum", or a birth date in
+three integer columns. Resolution cannot rely on names it knows, so each property's
+kind is read from its *values* (shape, cardinality, token counts), with the column
+name only as a tie-breaker between kinds the values cannot tell apart (given name
+or family name). The result says, for every property, what it is used as and why a
+property was left out, so `consolidate` can print it and a user can override it
+(`--field NAME=KIND`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from redstring.consolidation.dates import parse_date
+from redstring.consolidation.names import (
+    LEGAL_FORMS,
+    given_name_forms,
+    raw_tokens,
+    type_kind,
+)
+from redstring.domain.exceptions import InvalidInputError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from redstring.domain.entity import Entity
+
+#: The pseudo-property that stands for the entity's own name.
+NAME_FIELD = "@name"
+#: Values read per property when detecting its kind (a deterministic head sample).
+SAMPLE = 3000
+#: Share of a property's sampled values that must fit a shape for it to be that kind.
+SHAPE_SHARE = 0.8
+#: A property present on fewer entities than this share says too little to use.
+MIN_COVERAGE = 0.05
+
+
+class FieldKind(StrEnum):
+    PERSON_NAME = "person_name"
+    GIVEN_NAME = "given_name"
+    FAMILY_NAME = "family_name"
+    ORGANISATION_NAME = "organisation_name"
+    NAME = "name"
+    DATE = "date"
+    YEAR = "year"
+    POSTCODE = "postcode"
+    IDENTIFIER = "identifier"
+    EMAIL = "email"
+    PHONE = "phone"
+    ADDRESS = "street_address"
+    LOCALITY = "locality"
+    CATEGORY = "category"
+    FREE_TEXT = "free_text"
+    IGNORE = "ignore"
+
+
+#: Kinds compared as names (Jaro-Winkler bands, term-frequency adjusted exact match).
+NAME_KINDS = frozenset(
+    {
+        FieldKind.PERSON_NAME,
+        FieldKind.GIVEN_NAME,
+        FieldKind.FAMILY_NAME,
+        FieldKind.ORGANISATION_NAME,
+        FieldKind.NAME,
+        FieldKind.LOCALITY,
+    }
+)
+#: Kinds never used for matching.
+UNUSED_KINDS = frozenset({FieldKind.FREE_TEXT, FieldKind.IGNORE})
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One compared field: a property (or the name, or date parts joined) and its kind."""
+
+    name: str
+    kind: FieldKind
+    #: Properties read: one, or (day, month, year) for a date split over columns.
+    sources: tuple[str, ...]
+    reason: str
+
+
+@dataclass
+class FieldReport:
+    """The fields used, and every property left out with the reason."""
+
+    used: list[FieldSpec] = field(default_factory=list)
+    left_out: dict[str, str] = field(default_factory=dict)
+
+
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.IGNORECASE)
+_PHONE_CHARS = re.compile(r"^[\d\s+().\-/]+$")
+_CODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-/.]*$")
+_POSTCODE = re.compile(r"^[A-Za-z0-9]{2,5}(?:[ \-][A-Za-z0-9]{2,4})?$")
+_INTEGER = re.compile(r"^[+-]?\d+$")
+
+_GIVEN_HINTS = ("first", "given", "forename", "fname", "christian", "vorname", "prenom")
+_FAMILY_HINTS = ("last", "surname", "family", "lname", "nachname", "nom")
+_MIDDLE_HINTS = ("middle", "second_name")
+_DAY_HINTS = ("day", "dd")
+_MONTH_HINTS = ("month", "mm", "mon")
+
+
+def _text(value: object) -> str | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float | str):
+        text = str(value).strip()
+        return text or None
+    return None
+
+
+def _values(entities: Sequence[Entity], key: str) -> list[str]:
+    out = []
+    for entity in entities:
+        text = entity.name if key == NAME_FIELD else _text(entity.properties.get(key))
+        if text:
+            out.append(text)
+    return out
+
+
+def _share(values: Sequence[str], test: object) -> float:
+    if not values:
+        return 0.0
+    assert callable(test)
+    return sum(1 for v in values if test(v)) / len(values)
+
+
+def _hint(key: str, hints: Sequence[str]) -> bool:
+    lowered = key.lower()
+    return any(h in lowered for h in hints)
+
+
+def _int_range(values: Sequence[str]) -> tuple[int, int] | None:
+    if not values or _share(values, _INTEGER.match) < 0.98:
+        return None
+    numbers = [int(v) for v in values if _INTEGER.match(v)]
+    return min(numbers), max(numbers)
+
+
+def _given_share(values: Sequence[str]) -> float:
+    """Share of values whose first token is a known given name or nickname form."""
+    known = 0
+    for v in values:
+        tokens = raw_tokens(v)
+        if tokens and given_name_forms(tokens[0]) != frozenset({tokens[0]}):
+            known += 1
+    return known / len(values) if values else 0.0
+
+
+def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[FieldKind, str]:
+    """The kind of one property from its sampled non-empty values, with the reason."""
+    distinct = len(set(values))
+    ratio = distinct / len(values)
+    tokens = [len(v.split()) for v in values]
+    mean_tokens = sum(tokens) / len(tokens)
+    digit_share = _share(values, lambda v: any(c.isdigit() for c in v))
+    alpha_share = _share(values, lambda v: any(c.isalpha() for c in v))
+    if _share(values, _EMAIL.match) >= SHAPE_SHARE:
+        return FieldKind.EMAIL, "values look like e-mail addresses"
+    if _share(values, lambda v: parse_date(v) is not None) >= SHAPE_SHARE and alpha_share < 0.99:
+        return FieldKind.DATE, "values parse as dates"
+    if _share(values, lambda v: parse_date(v) is not None) >= SHAPE_SHARE:
+        return FieldKind.DATE, "values parse as written-out dates"
+    span = _int_range(values)
+    if span is not None and span[0] >= 1000 and span[1] <= 2200 and distinct > 5:
+        return FieldKind.YEAR, f"integers in {span[0]}..{span[1]}"
+    phone_like = _share(
+        values,
+        lambda v: _PHONE_CHARS.match(v) is not None and 7 <= sum(c.isdigit() for c in v) <= 15,
+    )
+    if phone_like >= SHAPE_SHARE and _share(values, lambda v: not v.isdigit()) >= 0.5:
+        return FieldKind.PHONE, "digits with phone separators, 7 to 15 digits"
+    if (
+        _share(values, lambda v: _POSTCODE.match(v) is not None) >= SHAPE_SHARE
+        and digit_share >= SHAPE_SHARE
+        and alpha_share >= 0.5
+        and ratio < 0.9
+    ):
+        return FieldKind.POSTCODE, "short letter-and-digit codes that repeat"
+    if (
+        _share(values, lambda v: _CODE.match(v) is not None and len(v) >= 4) >= SHAPE_SHARE
+        and digit_share >= SHAPE_SHARE
+        and ratio >= 0.3
+    ):
+        return FieldKind.IDENTIFIER, "single-token codes with digits, mostly distinct"
+    if phone_like >= SHAPE_SHARE:
+        return FieldKind.PHONE, "digit strings of phone length"
+    if span is not None:
+        return FieldKind.IGNORE, "small integers that are not a date part"
+    if mean_tokens > 8:
+        return FieldKind.FREE_TEXT, f"long text ({mean_tokens:.0f} words on average)"
+    if digit_share >= 0.5 and mean_tokens >= 2 and alpha_share >= SHAPE_SHARE:
+        return FieldKind.ADDRESS, "words with house numbers"
+    if "**" in "".join(values[:50]) or "|" in "".join(values[:50]):
+        return FieldKind.IGNORE, "lists of values in one cell"
+    if key != NAME_FIELD and len(values) >= 50 and (ratio <= 0.05 or distinct <= 12):
+        return FieldKind.CATEGORY, f"{distinct} distinct values"
+    if alpha_share < SHAPE_SHARE:
+        return FieldKind.IGNORE, "mostly without letters"
+    return _name_kind(key, values, entity_kind, mean_tokens)
+
+
+def _name_kind(
+    key: str, values: Sequence[str], entity_kind: str, mean_tokens: float
+) -> tuple[FieldKind, str]:
+    single = mean_tokens < 1.6
+    if single and (_hint(key, _GIVEN_HINTS) or _hint(key, _MIDDLE_HINTS)):
+        return FieldKind.GIVEN_NAME, "one-word names; the column name says given/middle name"
+    if single and _hint(key, _FAMILY_HINTS):
+        return FieldKind.FAMILY_NAME, "one-word names; the column name says family name"
+    legal = _share(values, lambda v: any(t in LEGAL_FORMS for t in raw_tokens(v)))
+    if legal >= 0.2 or (entity_kind == "organization" and key == NAME_FIELD):
+        return FieldKind.ORGANISATION_NAME, "names with legal forms"
+    given = _given_share(values)
+    if mean_tokens < 1.3 and given >= 0.5:
+        return FieldKind.GIVEN_NAME, f"{given:.0%} are known given names"
+    if mean_tokens >= 1.6 and (given >= 0.3 or entity_kind == "person"):
+        return FieldKind.PERSON_NAME, f"multi-word names, {given:.0%} start with a given name"
+    if key == NAME_FIELD and entity_kind == "person":
+        return FieldKind.PERSON_NAME, "the name of a person entity"
+    if key == NAME_FIELD:
+        return FieldKind.NAME, "the entity's name"
+    if mean_tokens < 1.3:
+        return FieldKind.FAMILY_NAME if entity_kind == "person" else FieldKind.NAME, (
+            "single-word names"
+        )
+    return FieldKind.LOCALITY, "short multi-word names (places, districts)"
+
+
+def detect_fields(
+    entities: Sequence[Entity],
+    overrides: Mapping[str, str] | None = None,
+) -> FieldReport:
+    """The fields to compare for `entities` (one entity type), detected from their values.
+
+    `overrides` maps a property (or "name" for the entity name) to a kind name, or
+    to "ignore". Raises `InvalidInputError` for an unknown kind or property.
+    """
+    report = FieldReport()
+    if not entities:
+        return report
+    entity_kind = type_kind(entities[0].entity_type)
+    counts: Counter[str] = Counter()
+    for entity in entities:
+        counts.update(k for k, v in entity.properties.items() if _text(v))
+    keys = [NAME_FIELD, *sorted(counts)]
+    head = list(entities[:SAMPLE])
+    forced = _parse_overrides(overrides or {}, set(keys))
+    kinds: dict[str, tuple[FieldKind, str]] = {}
+    for key in keys:
+        coverage = 1.0 if key == NAME_FIELD else counts[key] / len(entities)
+        if key in forced:
+            kinds[key] = (forced[key], "set by the user")
+            continue
+        if coverage < MIN_COVERAGE:
+            report.left_out[key] = f"present on {coverage:.1%} of records"
+            continue
+        values = _values(head, key) or _values(entities, key)
+        kinds[key] = _detect_one(key, values, entity_kind)
+    _join_split_dates(entities, kinds, forced, report)
+    _drop_composite_names(head, kinds, forced, report)
+    for key in keys:
+        if key not in kinds:
+            continue
+        kind, reason = kinds[key]
+        if kind in UNUSED_KINDS:
+            report.left_out[key] = f"{kind.value}: {reason}"
+            continue
+        report.used.append(FieldSpec(name=key, kind=kind, sources=(key,), reason=reason))
+    return report
+
+
+#: Share of records in which a full name holds the name parts' values for it to be
+#: a composite of them: counting it beside them would count one agreement twice.
+COMPOSITE_SHARE = 0.6
+
+
+def _drop_composite_names(
+    entities: Sequence[Entity],
+    kinds: dict[str, tuple[FieldKind, str]],
+    forced: Mapping[str, FieldKind],
+    report: FieldReport,
+) -> None:
+    """Leave out a full-name field that only repeats the given- and family-name fields.
+
+    Fellegi-Sunter multiplies fields' evidence as if independent; "first_and_surname"
+    beside "first_name" and "surname" would count one name agreement two or three times.
+    """
+    parts = [
+        k for k, (kind, _) in kinds.items() if kind in (FieldKind.GIVEN_NAME, FieldKind.FAMILY_NAME)
+    ]
+    if len(parts) < 2:
+        return
+    composites = [
+        k
+        for k, (kind, _) in kinds.items()
+        if kind in (FieldKind.PERSON_NAME, FieldKind.NAME, FieldKind.LOCALITY) and k not in forced
+    ]
+    for key in composites:
+        checked = held = 0
+        for entity in entities:
+            whole = _text(entity.name if key == NAME_FIELD else entity.properties.get(key))
+            values = [v for p in parts if (v := _text(entity.properties.get(p)))]
+            if not whole or len(values) < 2:
+                continue
+            checked += 1
+            tokens = set(raw_tokens(whole))
+            if sum(1 for v in values if set(raw_tokens(v)) <= tokens) >= 2:
+                held += 1
+        if checked and held / checked >= COMPOSITE_SHARE:
+            del kinds[key]
+            label = "name" if key == NAME_FIELD else key
+            report.left_out[label] = (
+                f"holds two of {', '.join(parts)} in {held / checked:.0%} of records "
+                "(counted once, through them)"
+            )
+
+
+def _parse_overrides(overrides: Mapping[str, str], keys: set[str]) -> dict[str, FieldKind]:
+    out: dict[str, FieldKind] = {}
+    valid = ", ".join(k.value for k in FieldKind)
+    for key, kind in overrides.items():
+        prop = NAME_FIELD if key == "name" else key
+        if prop not in keys:
+            raise InvalidInputError(f"--field {key}: no entity has a property {key!r}")
+        try:
+            out[prop] = FieldKind(kind)
+        except ValueError:
+            raise InvalidInputError(
+                f"--field {key}={kind}: unknown kind; use one of {valid}"
+            ) from None
+    return out
+
+
+def _join_split_dates(
+    entities: Sequence[Entity],
+    kinds: dict[str, tuple[FieldKind, str]],
+    forced: Mapping[str, FieldKind],
+    report: FieldReport,
+) -> None:
+    """A year column and two small-integer columns (1..31 and 1..12) are one date.
+
+    Days reach past 12 and months never do, so the values tell them apart; the
+    column names only break a tie when both stay within 1..12.
+    """
+    years = [k for k, (kind, _) in kinds.items() if kind is FieldKind.YEAR and k not in forced]
+    small: dict[str, tuple[int, int]] = {}
+    for key, (kind, _) in kinds.items():
+        if kind is not FieldKind.IGNORE or key in forced:
+            continue
+        span = _int_range(_values(entities[:SAMPLE], key))
+        if span is not None and span[0] >= 1 and span[1] <= 31:
+            small[key] = span
+    if len(years) != 1 or len(small) < 2:
+        return
+    days = [k for k, (_, hi) in small.items() if hi > 12]
+    months = [k for k, (_, hi) in small.items() if hi <= 12]
+    if len(days) != 1 or len(months) != 1:
+        days = [k for k in small if _hint(k, _DAY_HINTS)]
+        months = [k for k in small if _hint(k, _MONTH_HINTS)]
+    if len(days) != 1 or len(months) != 1:
+        return
+    year, day, month = years[0], days[0], months[0]
+    for key in (year, day, month):
+        kinds.pop(key)
+    name = f"{year}+{month}+{day}"
+    report.used.append(
+        FieldSpec(
+            name=name,
+            kind=FieldKind.DATE,
+            sources=(day, month, year),
+            reason=f"a date split over {day} (1..31), {month} (1..12) and {year}",
+        )
+    )

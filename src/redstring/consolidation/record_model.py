@@ -1,0 +1,559 @@
+"""An unsupervised Fellegi-Sunter model, trained on the workspace's own records.
+
+Nothing here is fitted to a benchmark set. For one entity type:
+
+1. `detect_fields` says which properties to compare and as what kind.
+2. Blocking rules come from those fields: a field alone when its values are
+   selective enough on *this* data, otherwise a pair of fields together; name-like
+   fields also block on each rare token and on a phonetic key. The union of the
+   rules gives the candidate pairs, and each pair remembers which rules produced it.
+3. u (how often non-matches agree at each level) is measured on random pairs.
+4. m (how often matches agree) and the match rate among candidates are estimated by
+   expectation-maximisation over the candidate pairs. A field's m is learnt only from
+   pairs that some rule *not* using that field produced: a pair blocked on a field
+   agrees on it by construction, and would teach the model nothing about it.
+5. Scores add log Bayes factors; an exact agreement on a value is weighed by how rare
+   that value is in the data (term-frequency adjustment), so two "Smith" agree less
+   than two "Chudleigh".
+
+The priors for m are generic (agreement is likely among matches); everything else
+comes from the data.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from redstring.consolidation.comparisons import (
+    LEVELS,
+    FieldColumn,
+    build_columns,
+    compare,
+    phonetic,
+)
+from redstring.consolidation.kinds import NAME_KINDS, FieldKind, FieldReport, detect_fields
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    import numpy.typing as npt
+
+    from redstring.domain.entity import Entity
+
+#: Random pairs sampled to estimate u.
+U_SAMPLE_PAIRS = 200_000
+#: EM stops after this many rounds or when no parameter moves more than the tolerance.
+EM_ROUNDS = 40
+EM_TOLERANCE = 1e-5
+#: A blocking key shared by more entities than this pairs nobody (it says too little).
+MAX_BLOCK = 200
+#: All rules together may pair at most this many pairs per entity.
+PAIRS_PER_ENTITY = 40.0
+#: Generic starting belief: matches mostly agree exactly.
+M_PRIOR_EXACT = 0.8
+#: The generic u prior weighs as much as this many observed random pairs; the
+#: data outweighs it from a few dozen records on.
+U_PRIOR_PAIRS = 1000.0
+U_PRIOR_EXACT = 0.001
+U_PRIOR_CLOSE = 0.01
+#: Term frequencies are read as if this many records of average frequency were added,
+#: so a value seen twice among three records is not taken as "common".
+TF_PRIOR_RECORDS = 1000.0
+#: Smallest probability any level may take (keeps log factors finite).
+FLOOR = 1e-6
+#: EM training sessions: the most selective single-field keys, each on its own field.
+TRAINING_SESSIONS = 3
+
+
+@dataclass(frozen=True)
+class BlockingRule:
+    """Pairs whose keys are equal on every listed (field, transform)."""
+
+    parts: tuple[tuple[int, str], ...]
+    label: str
+
+    @property
+    def fields(self) -> frozenset[int]:
+        return frozenset(f for f, _ in self.parts)
+
+
+@dataclass
+class TrainedModel:
+    """What EM learnt for one entity type; serialisable into the event log."""
+
+    fields: list[dict[str, object]]
+    m: list[list[float]]
+    u: list[list[float]]
+    prior: float
+    rounds: int
+    rules: list[str]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "fields": self.fields,
+            "m": self.m,
+            "u": self.u,
+            "prior": self.prior,
+            "rounds": self.rounds,
+            "rules": self.rules,
+        }
+
+
+@dataclass
+class RecordEvidence:
+    """Candidate pairs of one entity type, their match probabilities, and a scorer."""
+
+    pairs: npt.NDArray[np.int64]
+    probabilities: npt.NDArray[np.float64]
+    report: FieldReport
+    model: TrainedModel | None
+    columns: list[FieldColumn] = field(default_factory=list)
+    log_m: list[npt.NDArray[np.float64]] = field(default_factory=list)
+    log_u: list[npt.NDArray[np.float64]] = field(default_factory=list)
+    prior_logit: float = 0.0
+    comparisons: int = 0
+    #: log of each field's exact-agreement rate among random pairs: the average
+    #: value frequency that term-frequency adjustment compares a value's own with.
+    log_random_u: list[float] = field(default_factory=list)
+
+    def __call__(
+        self, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.float64]:
+        """Match probability of arbitrary index pairs (the clustering's `PairScorer`)."""
+        if not self.columns:
+            return np.zeros(len(left), dtype=np.float64)
+        levels = _levels(self.columns, left, right)
+        return _probability(self._log_factor(levels, left, right), self.prior_logit)
+
+    def _log_factor(
+        self,
+        levels: npt.NDArray[np.int8],
+        left: npt.NDArray[np.int64],
+        right: npt.NDArray[np.int64],
+    ) -> npt.NDArray[np.float64]:
+        total = np.zeros(len(left), dtype=np.float64)
+        for f, column in enumerate(self.columns):
+            g = levels[:, f].astype(np.int64)
+            weight = self.log_m[f] - self.log_u[f]
+            total += weight[g]
+            top = column.levels - 1
+            exact = g == top
+            if exact.any():
+                # Term-frequency adjustment: agreeing on a value rarer than average
+                # is stronger evidence, on a common one weaker (Splink's rule).
+                code = column.codes[left[exact]]
+                size = float(len(column.codes))
+                average = float(np.exp(self.log_random_u[f]))
+                freq = (column.frequency[code] * size + TF_PRIOR_RECORDS * average) / (
+                    size + TF_PRIOR_RECORDS
+                )
+                total[exact] += self.log_random_u[f] - np.log(freq)
+        return total
+
+
+def _levels(
+    columns: Sequence[FieldColumn], left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int8]:
+    out = np.zeros((len(left), len(columns)), dtype=np.int8)
+    for f, column in enumerate(columns):
+        out[:, f] = compare(column, left, right)
+    return out
+
+
+def _probability(
+    log_factor: npt.NDArray[np.float64], prior_logit: float
+) -> npt.NDArray[np.float64]:
+    z = np.clip(prior_logit + log_factor, -60.0, 60.0)
+    return np.asarray(1.0 / (1.0 + np.exp(-z)), dtype=np.float64)
+
+
+def _keys(column: FieldColumn, transform: str) -> npt.NDArray[np.int64]:
+    if transform == "exact":
+        return column.codes
+    if transform == "alt":
+        return column.alt
+    if transform == "phonetic":
+        return _factor([phonetic(t) if t else "" for t in column.text])
+    if transform == "year":
+        return _factor([t[:4] if t else "" for t in column.text])
+    if transform == "initial":
+        return _factor([t[:1] if t else "" for t in column.text])
+    raise ValueError(transform)
+
+
+def _factor(values: Sequence[str]) -> npt.NDArray[np.int64]:
+    index: dict[str, int] = {}
+    out = np.full(len(values), -1, dtype=np.int64)
+    for row, value in enumerate(values):
+        if value:
+            out[row] = index.setdefault(value, len(index))
+    return out
+
+
+def _combine(keys: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
+    """One key array equal exactly where all `keys` are equal; -1 where any is missing."""
+    combined = keys[0].copy()
+    missing = keys[0] < 0
+    for k in keys[1:]:
+        missing |= k < 0
+        stacked = np.stack([combined, k], axis=1)
+        _, combined = np.unique(stacked, axis=0, return_inverse=True)
+        combined = combined.astype(np.int64).ravel()
+    combined[missing] = -1
+    return combined
+
+
+def _block_pairs(keys: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], int]:
+    """Index pairs sharing a key, blocks over `MAX_BLOCK` skipped; (pairs, pair load)."""
+    present = np.flatnonzero(keys >= 0)
+    if len(present) < 2:
+        return np.zeros((0, 2), dtype=np.int64), 0
+    order = present[np.argsort(keys[present], kind="stable")]
+    sorted_keys = keys[order]
+    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    ends = np.r_[starts[1:], len(order)]
+    sizes = ends - starts
+    chunks = []
+    for start, size in zip(
+        starts[(sizes > 1) & (sizes <= MAX_BLOCK)].tolist(),
+        sizes[(sizes > 1) & (sizes <= MAX_BLOCK)].tolist(),
+        strict=True,
+    ):
+        members = order[start : start + size]
+        a, b = np.triu_indices(size, k=1)
+        chunks.append(np.stack([members[a], members[b]], axis=1))
+    if not chunks:
+        return np.zeros((0, 2), dtype=np.int64), 0
+    pairs = np.concatenate(chunks)
+    return np.sort(pairs, axis=1), len(pairs)
+
+
+def _candidate_rules(columns: Sequence[FieldColumn]) -> list[BlockingRule]:
+    """Every rule worth trying: each field alone, name fields by phonetic key and
+    first letter, dates by year, and every two fields together."""
+    singles: list[tuple[tuple[int, str], str]] = []
+    for f, column in enumerate(columns):
+        name = column.spec.name
+        singles.append(((f, "exact"), f"{name}"))
+        kind = column.spec.kind
+        if kind in NAME_KINDS:
+            singles.append(((f, "alt"), f"{name}~core"))
+            singles.append(((f, "phonetic"), f"soundex({name})"))
+            if kind is FieldKind.GIVEN_NAME:
+                singles.append(((f, "initial"), f"initial({name})"))
+        if kind is FieldKind.DATE:
+            singles.append(((f, "year"), f"year({name})"))
+        if kind in (FieldKind.POSTCODE, FieldKind.EMAIL):
+            singles.append(((f, "alt"), f"{name}~part"))
+    rules = [BlockingRule((part,), label) for part, label in singles]
+    for (pa, la), (pb, lb) in itertools.combinations(singles, 2):
+        if pa[0] != pb[0]:
+            rules.append(BlockingRule((pa, pb), f"{la} & {lb}"))
+    return rules
+
+
+def _choose_rules(
+    columns: Sequence[FieldColumn], n: int
+) -> tuple[list[BlockingRule], list[npt.NDArray[np.int64]]]:
+    """The most selective rules this data affords, until the pair budget is spent.
+
+    Each rule's pair count is known before any pair is built (block sizes), so rules
+    are taken single fields first, each group from the most selective up. A
+    combination containing a key already used alone pairs only a subset of it and
+    is skipped.
+    """
+    budget = PAIRS_PER_ENTITY * max(n, 1)
+    cache: dict[tuple[int, str], npt.NDArray[np.int64]] = {}
+    measured: list[tuple[float, int, BlockingRule, npt.NDArray[np.int64]]] = []
+    for order, rule in enumerate(_candidate_rules(columns)):
+        keys = []
+        for part in rule.parts:
+            if part not in cache:
+                cache[part] = _keys(columns[part[0]], part[1])
+            keys.append(cache[part])
+        combined = keys[0] if len(keys) == 1 else _combine(keys)
+        if not (combined >= 0).any():
+            continue
+        counts = np.bincount(combined[combined >= 0])
+        small = counts[(counts > 1) & (counts <= MAX_BLOCK)]
+        load = float((small * (small - 1) // 2).sum())
+        if load == 0 or float(small.sum()) < 0.3 * n:
+            continue
+        measured.append((load, order, rule, combined))
+    chosen: list[BlockingRule] = []
+    chosen_pairs: list[npt.NDArray[np.int64]] = []
+    alone: set[tuple[int, str]] = set()
+    seen: set[bytes] = set()
+    spent = 0.0
+    for load, _, rule, combined in sorted(measured, key=lambda t: (len(t[2].parts), t[0], t[1])):
+        if len(rule.parts) > 1 and any(p in alone for p in rule.parts):
+            continue
+        if spent + load > budget:
+            continue
+        # A transform that changes nothing on this data ("surname~core" where no
+        # surname has a title) would pay for the same pairs twice.
+        signature = _canonical(combined).tobytes()
+        if signature in seen:
+            continue
+        seen.add(signature)
+        pairs, _ = _block_pairs(combined)
+        chosen.append(rule)
+        chosen_pairs.append(pairs)
+        spent += load
+        if len(rule.parts) == 1:
+            alone.add(rule.parts[0])
+    return chosen, chosen_pairs
+
+
+def _canonical(keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Keys renumbered by first appearance: equal exactly when two keyings group alike."""
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    rank = np.argsort(np.argsort(first))
+    out = rank[inverse.ravel()].astype(np.int64)
+    out[keys < 0] = -1
+    return out
+
+
+def _union(n: int, rule_pairs: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
+    """The unique pairs of all rules."""
+    if not rule_pairs or not any(len(p) for p in rule_pairs):
+        return np.zeros((0, 2), dtype=np.int64)
+    unique = np.unique(np.concatenate([p[:, 0] * n + p[:, 1] for p in rule_pairs]))
+    return np.stack([unique // n, unique % n], axis=1)
+
+
+def _random_pairs(n: int, count: int, seed: int) -> tuple[npt.NDArray[np.int64], ...]:
+    rng = np.random.default_rng(seed)
+    left = rng.integers(0, n, size=count)
+    right = rng.integers(0, n, size=count)
+    keep = left != right
+    return left[keep], right[keep]
+
+
+def _prior_m(levels: int) -> npt.NDArray[np.float64]:
+    """Generic m before EM: most matches agree exactly, the rest spread below."""
+    m = np.zeros(levels, dtype=np.float64)
+    rest = 1.0 - M_PRIOR_EXACT
+    below = levels - 2
+    m[1 : levels - 1] = rest / max(1, below)
+    m[levels - 1] = M_PRIOR_EXACT
+    return m
+
+
+def _prior_u(levels: int) -> npt.NDArray[np.float64]:
+    """Generic u before data: random pairs rarely agree exactly, seldom closely."""
+    u = np.zeros(levels, dtype=np.float64)
+    u[2:] = U_PRIOR_CLOSE
+    u[levels - 1] = U_PRIOR_EXACT
+    u[1] = 1.0 - u[2:].sum()
+    return u
+
+
+def _monotone(weight: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """A closer level is never weaker evidence than a looser one (pool violators)."""
+    out = weight.copy()
+    out[1:] = np.maximum.accumulate(out[1:])
+    return out
+
+
+def _log_factor_table(
+    m_tables: Sequence[npt.NDArray[np.float64]], u_tables: Sequence[npt.NDArray[np.float64]]
+) -> list[npt.NDArray[np.float64]]:
+    out = []
+    for m, u in zip(m_tables, u_tables, strict=True):
+        w = np.zeros(len(m))
+        w[1:] = np.log(np.maximum(m[1:], FLOOR)) - np.log(u[1:])
+        out.append(w)
+    return out
+
+
+def _sum_factors(
+    levels: npt.NDArray[np.int8], weights: Sequence[npt.NDArray[np.float64]]
+) -> npt.NDArray[np.float64]:
+    total = np.zeros(len(levels))
+    for f, w in enumerate(weights):
+        total += w[levels[:, f].astype(np.int64)]
+    return total
+
+
+def _em_sessions(
+    columns: Sequence[FieldColumn],
+    u_tables: Sequence[npt.NDArray[np.float64]],
+    m_tables: list[npt.NDArray[np.float64]],
+    sample_levels: npt.NDArray[np.int8],
+) -> tuple[list[npt.NDArray[np.float64]], int]:
+    """m by expectation-maximisation, u held at its random-pair estimate.
+
+    Each session takes the pairs that agree exactly on one selective field (the ones
+    random pairs agree on least, chosen from this data) -- mostly matches -- and
+    learns m for every *other* field. A field's final m averages the sessions that
+    did not block on it, weighted by how many matches each session found.
+    """
+    n = len(columns[0].codes)
+    ranked = sorted(
+        (
+            (float(u_tables[f][-1]), f)
+            for f, c in enumerate(columns)
+            if float((c.codes >= 0).mean()) >= 0.3 and c.spec.kind not in (FieldKind.CATEGORY,)
+        )
+    )
+    sessions = [f for _, f in ranked[:TRAINING_SESSIONS]]
+    sums: list[npt.NDArray[np.float64]] = [np.zeros(c.levels) for c in columns]
+    rounds_total = 0
+    for blocked in sessions:
+        pairs, _ = _block_pairs(columns[blocked].codes)
+        if len(pairs) < 10:
+            continue
+        levels = _levels(columns, pairs[:, 0], pairs[:, 1]).astype(np.int64)
+        m_local = [t.copy() for t in m_tables]
+        prior = 0.5
+        posterior = np.zeros(len(pairs))
+        for _ in range(EM_ROUNDS):
+            weights = _log_factor_table(m_local, u_tables)
+            weights[blocked] = np.zeros(len(weights[blocked]))
+            posterior = _probability(
+                _sum_factors(levels.astype(np.int8), weights), float(np.log(prior / (1 - prior)))
+            )
+            moved = abs(float(posterior.mean()) - prior)
+            prior = float(np.clip(posterior.mean(), 1e-6, 1 - 1e-6))
+            for f, column in enumerate(columns):
+                if f == blocked:
+                    continue
+                use = levels[:, f] > 0
+                counts = np.bincount(
+                    levels[use, f], weights=posterior[use], minlength=column.levels
+                )
+                if counts[1:].sum() <= 0:
+                    continue
+                new = np.zeros(column.levels)
+                new[1:] = np.maximum(counts[1:] / counts[1:].sum(), FLOOR)
+                moved = max(moved, float(np.abs(new - m_local[f]).max()))
+                m_local[f] = new
+            rounds_total += 1
+            if moved < EM_TOLERANCE:
+                break
+        matches = float(posterior.sum())
+        for f in range(len(columns)):
+            if f != blocked:
+                sums[f] += matches * m_local[f]
+    out = []
+    for f, column in enumerate(columns):
+        if sums[f][1:].sum() > 0:
+            table = np.zeros(column.levels)
+            table[1:] = np.maximum(sums[f][1:] / sums[f][1:].sum(), FLOOR)
+            out.append(table)
+        else:
+            out.append(m_tables[f])
+    del n, sample_levels
+    return out, rounds_total
+
+
+def _fit_prior(
+    levels: npt.NDArray[np.int8],
+    m_tables: Sequence[npt.NDArray[np.float64]],
+    u_tables: Sequence[npt.NDArray[np.float64]],
+) -> float:
+    """The match rate among the candidate pairs, m and u held fixed (one-parameter EM)."""
+    factor = _sum_factors(levels, _log_factor_table(m_tables, u_tables))
+    prior = 0.1
+    for _ in range(EM_ROUNDS * 2):
+        posterior = _probability(factor, float(np.log(prior / (1 - prior))))
+        new = float(np.clip(posterior.mean(), 1e-6, 1 - 1e-6))
+        if abs(new - prior) < EM_TOLERANCE:
+            return new
+        prior = new
+    return prior
+
+
+def train(
+    entities: Sequence[Entity],
+    *,
+    overrides: Mapping[str, str] | None = None,
+    seed: int = 0,
+) -> RecordEvidence:
+    """Detect fields, block, estimate u and m, and score the candidate pairs."""
+    report = detect_fields(entities, overrides)
+    n = len(entities)
+    empty = RecordEvidence(
+        pairs=np.zeros((0, 2), dtype=np.int64),
+        probabilities=np.zeros(0, dtype=np.float64),
+        report=report,
+        model=None,
+    )
+    if n < 2 or not report.used:
+        return empty
+    columns = build_columns(entities, report.used)
+    rules, rule_pairs = _choose_rules(columns, n)
+    pairs = _union(n, rule_pairs)
+    if not len(pairs):
+        empty.columns = columns
+        return empty
+    levels = _levels(columns, pairs[:, 0], pairs[:, 1])
+
+    sample_left, sample_right = _random_pairs(n, min(U_SAMPLE_PAIRS, n * (n - 1) // 2 * 4), seed)
+    sample_levels = _levels(columns, sample_left, sample_right)
+    log_u: list[npt.NDArray[np.float64]] = []
+    log_m: list[npt.NDArray[np.float64]] = []
+    log_random_u: list[float] = []
+    m_tables: list[npt.NDArray[np.float64]] = []
+    u_tables: list[npt.NDArray[np.float64]] = []
+    for f, column in enumerate(columns):
+        counts = np.bincount(sample_levels[:, f], minlength=column.levels)[1:].astype(float)
+        # A small workspace has few distinct pairs: the random sample repeats them.
+        # Weigh it as the pairs it really holds, beside a generic prior.
+        real = min(float(counts.sum()), n * (n - 1) / 2)
+        counts *= real / max(1.0, float(counts.sum()))
+        u = np.zeros(column.levels)
+        u[1:] = (counts + U_PRIOR_PAIRS * _prior_u(column.levels)[1:]) / (real + U_PRIOR_PAIRS)
+        u_tables.append(u)
+        m_tables.append(_prior_m(column.levels))
+    m_tables, rounds = _em_sessions(columns, u_tables, m_tables, sample_levels)
+    prior = _fit_prior(levels, m_tables, u_tables)
+
+    for f, column in enumerate(columns):
+        lm = np.zeros(column.levels)
+        lu = np.zeros(column.levels)
+        lm[1:] = np.log(np.maximum(m_tables[f][1:], FLOOR))
+        lu[1:] = np.log(u_tables[f][1:])
+        weight = _monotone(lm - lu)
+        # Keep log u as estimated and fold the monotone correction into log m.
+        lm = weight + lu
+        lm[0] = lu[0] = 0.0
+        log_m.append(lm)
+        log_u.append(lu)
+        log_random_u.append(float(np.log(u_tables[f][-1])))
+    model = TrainedModel(
+        fields=[
+            {"name": c.spec.name, "kind": c.spec.kind.value, "sources": list(c.spec.sources)}
+            for c in columns
+        ],
+        m=[[float(x) for x in t] for t in m_tables],
+        u=[[float(x) for x in t] for t in u_tables],
+        prior=prior,
+        rounds=rounds,
+        rules=[r.label for r in rules],
+    )
+    evidence = RecordEvidence(
+        pairs=pairs,
+        probabilities=np.zeros(0),
+        report=report,
+        model=model,
+        columns=columns,
+        log_m=log_m,
+        log_u=log_u,
+        prior_logit=float(np.log(prior / (1 - prior))),
+        comparisons=len(pairs),
+        log_random_u=log_random_u,
+    )
+    evidence.probabilities = _probability(
+        evidence._log_factor(levels, pairs[:, 0], pairs[:, 1]), evidence.prior_logit
+    )
+    return evidence
+
+
+def level_names(kind: FieldKind) -> tuple[str, ...]:
+    return ("missing", *LEVELS[kind])
