@@ -211,10 +211,14 @@ def test_consolidate_merges_duplicates_and_undo_merge_reverses_it(workspace: Pat
 
 def test_consolidate_adjudicate_asks_the_llm_endpoint_about_grey_pairs(tmp_path: Path) -> None:
     """`--adjudicate` sends grey-band pairs to a real chat-completions endpoint and
-    merges the pair it calls the same. The demo corpus holds one grey pair."""
-    corpus = Path(__file__).resolve().parents[2] / "src" / "redstring" / "cli" / "demo"
+    merges the pair it calls the same. A misspelled name in another document, with no
+    shared context, is a grey pair: the string alone neither merges nor separates it."""
+    corpus = tmp_path / "docs"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("Grace Hopper joined the Navy in 1943.\n")
+    (corpus / "b.md").write_text("Grace Hoper wrote the first compiler for the Navy.\n")
     assert redstring("init", "--embedder", "fake", cwd=tmp_path).returncode == 0
-    ingest = redstring("ingest", str(corpus), "--id-column", "id", cwd=tmp_path)
+    ingest = redstring("ingest", str(corpus), cwd=tmp_path)
     assert ingest.returncode == 0, ingest.stderr
     plain = json.loads(redstring("consolidate", "--json", cwd=tmp_path).stdout)
     assert plain["grey_kept_apart"] >= 1
@@ -240,3 +244,23 @@ def test_consolidate_adjudicate_asks_the_llm_endpoint_about_grey_pairs(tmp_path:
     report = json.loads(result.stdout)
     assert report["adjudicated"].get("same", 0) >= 1
     assert report["merged_entities"] > plain["merged_entities"]
+
+
+def test_consolidate_reports_field_kinds_and_takes_overrides(tmp_path: Path) -> None:
+    """Catches the detected fields going unreported, an override being ignored, or a
+    malformed override reaching the resolver instead of a typed error."""
+    people = Path(__file__).resolve().parents[2] / "src" / "redstring" / "cli" / "demo"
+    assert redstring("init", "--embedder", "fake", cwd=tmp_path).returncode == 0
+    ingest = redstring("ingest", str(people / "people.csv"), "--id-column", "id", cwd=tmp_path)
+    assert ingest.returncode == 0, ingest.stderr
+    bad = redstring("consolidate", "--field", "role", cwd=tmp_path)
+    assert bad.returncode != 0
+    assert "NAME=KIND" in bad.stderr
+    unknown = redstring("consolidate", "--field", "role=shoe_size", cwd=tmp_path)
+    assert unknown.returncode != 0
+    assert "unknown kind" in unknown.stderr
+    result = redstring("consolidate", "--field", "role=ignore", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["fields"]["Person"] == {"name": "person_name", "born": "year"}
+    assert "role" in report["left_out"]["Person"]

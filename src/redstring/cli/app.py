@@ -364,11 +364,6 @@ def _print_consolidation(report: ConsolidationReport) -> None:
         else f"{report.grey_kept_apart} grey-band pairs kept apart (no adjudicator)"
     )
     console.print(f"merged {report.merged_entities} entities in {report.merges} merges; {grey}")
-    if report.blocks_split or report.blocks_refused:
-        console.print(
-            f"blocks over the size guard: {report.blocks_split} split, "
-            f"{report.blocks_refused} refused"
-        )
     if report.merge_ids:
         console.print("merge ids (reverse one with `redstring undo-merge ID`):")
         for merge_id in report.merge_ids:

@@ -29,7 +29,6 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from redstring.composition.records import filed_for_resolution
 from redstring.domain.exceptions import InvalidInputError, LlmError
 from redstring.domain.usage import TokenUsage
 from redstring.events.embedding import EmbeddedEntity, EntitiesEmbedded
@@ -264,7 +263,6 @@ async def _extract_and_append(
     notify(BuildProgress(source_id, "extracted", len(chunks), len(chunks)))
 
     mapped = map_document(tenant_id, source_id, extractions)
-    mapped.entities = [filed_for_resolution(entity) for entity in mapped.entities]
     report.entities = len(mapped.entities)
     report.relationships = len(mapped.relationships)
     report.unresolved_relationships = len(mapped.unresolved)

@@ -47,9 +47,6 @@ class ConsolidationReport:
     merged_entities: int = 0
     merge_ids: list[UUID] = field(default_factory=list)
     candidate_pairs: int = 0
-    #: Blocks over the size guard: split by a secondary key, or refused (never scanned).
-    blocks_split: int = 0
-    blocks_refused: int = 0
     #: Per record entity type: field -> kind used, and property -> why it was left out.
     fields: dict[str, dict[str, str]] = field(default_factory=dict)
     left_out: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -131,9 +128,7 @@ class Consolidator:
             bands=dict(plan.band_counts),
             adjudicated=dict(plan.adjudicated),
             grey_kept_apart=len(plan.grey),
-            candidate_pairs=plan.candidate_stats.pairs,
-            blocks_split=plan.candidate_stats.blocks_split,
-            blocks_refused=plan.candidate_stats.blocks_starred,
+            candidate_pairs=len(plan.candidate_pairs),
             fields={
                 t: {f.name.removeprefix("@"): f.kind.value for f in r.used}
                 for t, r in plan.fields.items()

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from uuid import uuid5
 
-from redstring.consolidation.candidates import resolution_keys
 from redstring.domain.entity import Entity
 from redstring.domain.exceptions import InvalidInputError
 from redstring.domain.ids import EntityId
@@ -97,7 +96,7 @@ def record_to_entity(
             )
         ],
     )
-    return filed_for_resolution(entity)
+    return entity
 
 
 async def import_records(
@@ -157,15 +156,3 @@ async def _unseen(workspace: Workspace, tenant_id: TenantId, batch: list[Entity]
         or (known.name, known.entity_type, known.properties)
         != (entity.name, entity.entity_type, entity.properties)
     ]
-
-
-def filed_for_resolution(entity: Entity) -> Entity:
-    """`entity` filed under every key family resolution pairs on, not just the name keys.
-
-    Incremental consolidation finds stored candidates through the graph store's key
-    index, so a stored entity must be filed under the same families (core-name
-    prefix, last token, date of birth, initials) the resolver queries, or a duplicate
-    that shares only such a key ("Lovelace, Ada" / "Ada Lovelace", same birth date)
-    is never met.
-    """
-    return entity.model_copy(update={"blocking_keys": resolution_keys(entity)})

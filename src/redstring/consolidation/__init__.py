@@ -1,10 +1,11 @@
-"""Entity resolution: candidates, scores, clusters and merge plans (pure logic + ports).
+"""Entity resolution: field kinds, trained models, clusters and merge plans (pure logic + ports).
 
 The composition layer turns a `ResolutionPlan` into `EntitiesMerged` events.
 """
 
 from redstring.consolidation.adjudication import Adjudicator, GreyPair, LlmAdjudicator
 from redstring.consolidation.engine import (
+    Band,
     MergeDecision,
     PairScore,
     ResolutionPlan,
@@ -12,14 +13,12 @@ from redstring.consolidation.engine import (
     resolve_incremental,
     resolve_sync,
 )
-from redstring.consolidation.scoring import Band, MatchModel
 
 __all__ = [
     "Adjudicator",
     "Band",
     "GreyPair",
     "LlmAdjudicator",
-    "MatchModel",
     "MergeDecision",
     "PairScore",
     "ResolutionPlan",

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     import numpy.typing as npt
 
@@ -38,7 +38,7 @@ class PairScorer(Protocol):
     same model that scored the candidate pairs."""
 
     def __call__(
-        self, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
+        self, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64], /
     ) -> npt.NDArray[np.float64]: ...
 
 
@@ -50,6 +50,7 @@ def agreeing_clusters(
     *,
     merge_threshold: float = 0.5,
     distinct_threshold: float = 0.05,
+    overrides: Mapping[tuple[int, int], float] | None = None,
 ) -> list[list[int]]:
     """Clusters of the indices 0..n-1 (each sorted, the list sorted by first member).
 
@@ -57,8 +58,11 @@ def agreeing_clusters(
     when every cross pair scores at least `distinct_threshold` and their mean at
     least `merge_threshold`. Only pairs at or above `merge_threshold` start a join,
     so clusters lie inside the components of those pairs; each component small
-    enough is scored densely in one batched scorer call.
+    enough is scored densely in one batched scorer call. `overrides` (index pair,
+    smaller index first -> probability) replace the scorer's word on those pairs:
+    an adjudicator's verdict holds in every check, not only on the pair itself.
     """
+    fixed = dict(overrides or {})
     if len(pairs) != len(probabilities):
         raise ValueError("pairs and probabilities differ in length")
     parent = list(range(n))
@@ -70,14 +74,14 @@ def agreeing_clusters(
         order = np.lexsort((edges[:, 1], edges[:, 0], -edge_p))
         edges, edge_p = edges[order], edge_p[order]
         components = _index_components(n, edges)
-        dense = _dense_blocks(components, scorer)
+        dense = _dense_blocks(components, scorer, fixed)
         for i, j in edges.tolist():
             a, b = _find(parent, i), _find(parent, j)
             if a == b:
                 continue
             left, right = members[a], members[b]
             block = dense.get(a if a in dense else b)
-            cross = _cross_scores(left, right, block, scorer)
+            cross = _cross_scores(left, right, block, scorer, fixed)
             if cross is None or cross.min() < distinct_threshold:
                 continue
             if cross.mean() < merge_threshold:
@@ -117,7 +121,9 @@ def _index_components(n: int, edges: npt.NDArray[np.int64]) -> list[list[int]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-def _dense_blocks(components: list[list[int]], scorer: PairScorer) -> dict[int, _Dense]:
+def _dense_blocks(
+    components: list[list[int]], scorer: PairScorer, fixed: Mapping[tuple[int, int], float]
+) -> dict[int, _Dense]:
     """Score every pair inside each small component in one scorer call; keyed by
     each member (a cluster's root is always one of its members)."""
     chosen = [c for c in components if len(c) * (len(c) - 1) // 2 <= DENSE_COMPONENT_PAIRS]
@@ -142,13 +148,20 @@ def _dense_blocks(components: list[list[int]], scorer: PairScorer) -> dict[int, 
         matrix[b, a] = scores[offset : offset + count]
         offset += count
         dense = _Dense(pos={m: k for k, m in enumerate(comp)}, matrix=matrix)
+        for (i, j), p in fixed.items():
+            if i in dense.pos and j in dense.pos:
+                matrix[dense.pos[i], dense.pos[j]] = matrix[dense.pos[j], dense.pos[i]] = p
         for m in comp:
             out[m] = dense
     return out
 
 
 def _cross_scores(
-    left: list[int], right: list[int], block: _Dense | None, scorer: PairScorer
+    left: list[int],
+    right: list[int],
+    block: _Dense | None,
+    scorer: PairScorer,
+    fixed: Mapping[tuple[int, int], float],
 ) -> npt.NDArray[np.float64] | None:
     if block is not None:
         rows = [block.pos[m] for m in left]
@@ -159,7 +172,13 @@ def _cross_scores(
     lg, rg = np.meshgrid(
         np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64), indexing="ij"
     )
-    return scorer(lg.ravel(), rg.ravel())
+    lefts, rights = lg.ravel(), rg.ravel()
+    scores = scorer(lefts, rights)
+    for k, (i, j) in enumerate(zip(lefts.tolist(), rights.tolist(), strict=True)):
+        key = (i, j) if i < j else (j, i)
+        if key in fixed:
+            scores[k] = fixed[key]
+    return scores
 
 
 #: Scores are summed as integers in units of 1e-9 so sums are exact.

@@ -52,7 +52,8 @@ LEVELS: dict[FieldKind, tuple[str, ...]] = {
     FieldKind.POSTCODE: ("different", "same area prefix", "exact"),
     FieldKind.IDENTIFIER: ("different", "one edit", "exact"),
     FieldKind.PHONE: ("different", "one edit", "exact"),
-    FieldKind.EMAIL: ("different", "jw>=0.92", "same mailbox name", "exact"),
+    # No string-similarity level: "jsmith1@" and "jsmith2@" are typically two people.
+    FieldKind.EMAIL: ("different", "same mailbox name", "exact"),
     FieldKind.ADDRESS: ("different", "token set>=0.70", "token set>=0.90", "exact"),
     FieldKind.CATEGORY: ("different", "exact"),
 }  # fmt: skip
@@ -246,8 +247,7 @@ def _fill(
         put(_cpdist(DamerauLevenshtein.distance, lt, rt) <= 1, 2)
         return
     if kind is FieldKind.EMAIL:
-        put(_cpdist(JaroWinkler.normalized_similarity, lt, rt) >= 0.92, 2)
-        put(alt_equal, 3)
+        put(alt_equal, 2)
         return
     if kind is FieldKind.ADDRESS:
         ts = _cpdist(fuzz.token_set_ratio, lt, rt)

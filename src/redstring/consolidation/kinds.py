@@ -169,7 +169,7 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
     if _share(values, lambda v: parse_date(v) is not None) >= SHAPE_SHARE:
         return FieldKind.DATE, "values parse as written-out dates"
     span = _int_range(values)
-    if span is not None and span[0] >= 1000 and span[1] <= 2200 and distinct > 5:
+    if span is not None and span[0] >= 1000 and span[1] <= 2200:
         return FieldKind.YEAR, f"integers in {span[0]}..{span[1]}"
     phone_like = _share(
         values,
@@ -241,7 +241,8 @@ def detect_fields(
     """The fields to compare for `entities` (one entity type), detected from their values.
 
     `overrides` maps a property (or "name" for the entity name) to a kind name, or
-    to "ignore". Raises `InvalidInputError` for an unknown kind or property.
+    to "ignore"; properties these entities lack are skipped (another type may have
+    them). Raises `InvalidInputError` for an unknown kind.
     """
     report = FieldReport()
     if not entities:
@@ -328,15 +329,14 @@ def _parse_overrides(overrides: Mapping[str, str], keys: set[str]) -> dict[str, 
     valid = ", ".join(k.value for k in FieldKind)
     for key, kind in overrides.items():
         prop = NAME_FIELD if key == "name" else key
-        if prop not in keys:
-            raise InvalidInputError(f"--field {key}: no entity has a property {key!r}")
         try:
             out[prop] = FieldKind(kind)
         except ValueError:
             raise InvalidInputError(
                 f"--field {key}={kind}: unknown kind; use one of {valid}"
             ) from None
-    return out
+    # A property of another entity type: that type's detection applies it.
+    return {k: v for k, v in out.items() if k in keys}
 
 
 def _join_split_dates(
