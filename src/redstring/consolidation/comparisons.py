@@ -110,7 +110,7 @@ def _date_value(entity: Entity, spec: FieldSpec) -> int | None:
             day, month, year = (int(float(_raw(entity, s) or "nan")) for s in spec.sources)
         except ValueError:
             return None
-        if not 1000 <= year <= 2200:
+        if not 1 <= year <= 2200:
             return None
         month = month if 1 <= month <= 12 else 0
         day = day if 1 <= day <= 31 and month else 0
@@ -121,7 +121,7 @@ def _date_value(entity: Entity, spec: FieldSpec) -> int | None:
             year = int(float(raw))
         except ValueError:
             return None
-        return year * 10000 if 1000 <= year <= 2200 else None
+        return year * 10000 if 1 <= year <= 2200 else None
     return parse_date(raw)
 
 

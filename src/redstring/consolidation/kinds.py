@@ -144,6 +144,11 @@ def _int_range(values: Sequence[str]) -> tuple[int, int] | None:
     return min(numbers), max(numbers)
 
 
+def _median_int(values: Sequence[str]) -> float:
+    numbers = sorted(int(v) for v in values if _INTEGER.match(v))
+    return float(numbers[len(numbers) // 2]) if numbers else 0.0
+
+
 def _given_share(values: Sequence[str]) -> float:
     """Share of values whose first token is a known given name or nickname form."""
     known = 0
@@ -169,8 +174,8 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
     if _share(values, lambda v: parse_date(v) is not None) >= SHAPE_SHARE:
         return FieldKind.DATE, "values parse as written-out dates"
     span = _int_range(values)
-    if span is not None and span[0] >= 1000 and span[1] <= 2200:
-        return FieldKind.YEAR, f"integers in {span[0]}..{span[1]}"
+    if span is not None and 31 < span[1] <= 2200 and _median_int(values) >= 1000:
+        return FieldKind.YEAR, f"integers in {span[0]}..{span[1]}, most of them four-digit"
     phone_like = _share(
         values,
         lambda v: _PHONE_CHARS.match(v) is not None and 7 <= sum(c.isdigit() for c in v) <= 15,

@@ -51,6 +51,8 @@ EM_ROUNDS = 40
 EM_TOLERANCE = 1e-5
 #: A blocking key shared by more entities than this pairs nobody (it says too little).
 MAX_BLOCK = 200
+#: Neighbours each member of an oversized block is paired with (sorted by name).
+WINDOW = 3
 #: All rules together may pair at most this many pairs per entity.
 PAIRS_PER_ENTITY = 40.0
 #: Generic starting belief: matches mostly agree exactly.
@@ -207,8 +209,17 @@ def _combine(keys: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
     return combined
 
 
-def _block_pairs(keys: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], int]:
-    """Index pairs sharing a key, blocks over `MAX_BLOCK` skipped; (pairs, pair load)."""
+def _block_pairs(
+    keys: npt.NDArray[np.int64], rank: npt.NDArray[np.int64] | None = None
+) -> tuple[npt.NDArray[np.int64], int]:
+    """Index pairs sharing a key; (pairs, pair load).
+
+    A block over `MAX_BLOCK` is never paired all-to-all. Without `rank` it pairs
+    nobody; with it, its members are sorted by `rank` (their name's sort order) and
+    each is paired with its next `WINDOW` neighbours -- a sorted neighbourhood, so a
+    676-record company still gets linked, at a linear cost. Whether those links
+    hold is the model's and the clustering's call.
+    """
     present = np.flatnonzero(keys >= 0)
     if len(present) < 2:
         return np.zeros((0, 2), dtype=np.int64), 0
@@ -226,6 +237,14 @@ def _block_pairs(keys: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], in
         members = order[start : start + size]
         a, b = np.triu_indices(size, k=1)
         chunks.append(np.stack([members[a], members[b]], axis=1))
+    if rank is not None:
+        for start, size in zip(
+            starts[sizes > MAX_BLOCK].tolist(), sizes[sizes > MAX_BLOCK].tolist(), strict=True
+        ):
+            members = order[start : start + size]
+            members = members[np.argsort(rank[members], kind="stable")]
+            for step in range(1, WINDOW + 1):
+                chunks.append(np.stack([members[:-step], members[step:]], axis=1))
     if not chunks:
         return np.zeros((0, 2), dtype=np.int64), 0
     pairs = np.concatenate(chunks)
@@ -249,7 +268,12 @@ def _candidate_rules(columns: Sequence[FieldColumn]) -> list[BlockingRule]:
             singles.append(((f, "year"), f"year({name})"))
         if kind in (FieldKind.POSTCODE, FieldKind.EMAIL):
             singles.append(((f, "alt"), f"{name}~part"))
-    rules = [BlockingRule((part,), label) for part, label in singles]
+    # A category alone (a trade, a sex) never identifies anything: only in pairs.
+    rules = [
+        BlockingRule((part,), label)
+        for part, label in singles
+        if columns[part[0]].spec.kind is not FieldKind.CATEGORY
+    ]
     for (pa, la), (pb, lb) in itertools.combinations(singles, 2):
         if pa[0] != pb[0]:
             rules.append(BlockingRule((pa, pb), f"{la} & {lb}"))
@@ -267,6 +291,7 @@ def _choose_rules(
     is skipped.
     """
     budget = PAIRS_PER_ENTITY * max(n, 1)
+    rank = _name_rank(columns)
     cache: dict[tuple[int, str], npt.NDArray[np.int64]] = {}
     measured: list[tuple[float, int, BlockingRule, npt.NDArray[np.int64]]] = []
     for order, rule in enumerate(_candidate_rules(columns)):
@@ -280,8 +305,9 @@ def _choose_rules(
             continue
         counts = np.bincount(combined[combined >= 0])
         small = counts[(counts > 1) & (counts <= MAX_BLOCK)]
-        load = float((small * (small - 1) // 2).sum())
-        if load == 0 or float(small.sum()) < 0.3 * n:
+        large = counts[counts > MAX_BLOCK]
+        load = float((small * (small - 1) // 2).sum()) + float(WINDOW * large.sum())
+        if load == 0 or float(small.sum() + large.sum()) < 0.3 * n:
             continue
         measured.append((load, order, rule, combined))
     chosen: list[BlockingRule] = []
@@ -300,13 +326,23 @@ def _choose_rules(
         if signature in seen:
             continue
         seen.add(signature)
-        pairs, _ = _block_pairs(combined)
+        pairs, _ = _block_pairs(combined, rank)
         chosen.append(rule)
         chosen_pairs.append(pairs)
         spent += load
         if len(rule.parts) == 1:
             alone.add(rule.parts[0])
     return chosen, chosen_pairs
+
+
+def _name_rank(columns: Sequence[FieldColumn]) -> npt.NDArray[np.int64]:
+    """Each entity's position when sorted by its first name-like field's text."""
+    named = [c for c in columns if c.spec.kind in NAME_KINDS] or list(columns)
+    text = named[0].text
+    order = np.argsort(np.asarray([str(t) for t in text], dtype=object), kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank
 
 
 def _canonical(keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
