@@ -307,7 +307,10 @@ def _choose_rules(
         small = counts[(counts > 1) & (counts <= MAX_BLOCK)]
         large = counts[counts > MAX_BLOCK]
         load = float((small * (small - 1) // 2).sum()) + float(WINDOW * large.sum())
-        if load == 0 or float(small.sum() + large.sum()) < 0.3 * n:
+        # Coverage counts ordinary blocks only: a key whose records sit mostly in
+        # oversized blocks (an initial, a trade) says little, however cheap its
+        # neighbourhood links would be.
+        if load == 0 or float(small.sum()) < 0.3 * n:
             continue
         measured.append((load, order, rule, combined))
     chosen: list[BlockingRule] = []
