@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-_MONTHS = {
+#: Month names and their common abbreviations, to month numbers.
+MONTHS = {
     name: number
     for number, names in enumerate(
         (
@@ -59,9 +60,9 @@ def parse_date(text: str) -> int | None:
     if m := _COMPACT.match(value):
         return _valid(int(m[1]), int(m[2]), int(m[3]))
     words = _WORDS.findall(value)
-    months = [_MONTHS[w] for w in words if w in _MONTHS]
+    months = [MONTHS[w] for w in words if w in MONTHS]
     numbers = [int(w) for w in words if w.isdigit()]
-    others = [w for w in words if not w.isdigit() and w not in _MONTHS]
+    others = [w for w in words if not w.isdigit() and w not in MONTHS]
     if len(months) != 1 or not set(others) <= {"st", "nd", "rd", "th", "of", "the"}:
         return None
     years = [n for n in numbers if n >= _MIN_YEAR]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
+from redstring.consolidation.dates import MONTHS
 from redstring.domain.normalization import normalize_name
 
 #: Entity types that hold values, not names (the offline extractor's and common LLM
@@ -38,19 +39,6 @@ _NUMERIC_TYPES = frozenset(
     {"money", "amount", "price", "currency", "percent", "percentage", "number", "num",
      "quantity", "cardinal", "ordinal"}
 )  # fmt: skip
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
-            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
-            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
-            ("december", "dec"),
-        ),
-        start=1,
-    )
-    for name in names
-}  # fmt: skip
 _WEEKDAYS = frozenset(
     {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 )
@@ -113,18 +101,18 @@ def _date_key(text: str) -> str | None:
     if found:
         return _iso(found.group(1))
     found = _DAY_MONTH_YEAR.match(text)
-    if found and found.group(2) in _MONTHS:
+    if found and found.group(2) in MONTHS:
         day, month, year = found.groups()
-        return _iso(year, _MONTHS[month], day) if year else _day(_MONTHS[month], day)
+        return _iso(year, MONTHS[month], day) if year else _day(MONTHS[month], day)
     found = _MONTH_DAY_YEAR.match(text)
-    if found and found.group(1) in _MONTHS:
+    if found and found.group(1) in MONTHS:
         month, day, year = found.groups()
-        return _iso(year, _MONTHS[month], day) if year else _day(_MONTHS[month], day)
+        return _iso(year, MONTHS[month], day) if year else _day(MONTHS[month], day)
     found = _MONTH_YEAR.match(text)
-    if found and found.group(1) in _MONTHS:
-        return _iso(found.group(2), _MONTHS[found.group(1)])
-    if text in _MONTHS:
-        return f"month:{_MONTHS[text]:02d}"
+    if found and found.group(1) in MONTHS:
+        return _iso(found.group(2), MONTHS[found.group(1)])
+    if text in MONTHS:
+        return f"month:{MONTHS[text]:02d}"
     return None
 
 
