@@ -255,7 +255,7 @@ def _plan(
             p = float(probabilities[row])
             if cluster_of[i] == cluster_of[j]:
                 inside.setdefault(cluster_of[i], []).append(p)
-            elif GREY_LOWER <= p < MERGE_THRESHOLD and row not in decided:
+            elif band_of(p) is Band.GREY and row not in decided:
                 plan.grey.append(PairScore(members[i].id, members[j].id, p, Band.GREY))
         for c, indices in enumerate(clusters):
             plan.clusters.append(sorted((members[m].id for m in indices), key=str))

@@ -27,7 +27,7 @@ from redstring.consolidation.names import (
 from redstring.domain.exceptions import InvalidInputError
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from redstring.domain.entity import Entity
 
@@ -125,10 +125,9 @@ def _values(entities: Sequence[Entity], key: str) -> list[str]:
     return out
 
 
-def _share(values: Sequence[str], test: object) -> float:
+def _share(values: Sequence[str], test: Callable[[str], object]) -> float:
     if not values:
         return 0.0
-    assert callable(test)
     return sum(1 for v in values if test(v)) / len(values)
 
 

@@ -3,15 +3,16 @@
 Nothing here is fitted to a benchmark set. For one entity type:
 
 1. `detect_fields` says which properties to compare and as what kind.
-2. Blocking rules come from those fields: a field alone when its values are
-   selective enough on *this* data, otherwise a pair of fields together; name-like
-   fields also block on each rare token and on a phonetic key. The union of the
-   rules gives the candidate pairs, and each pair remembers which rules produced it.
+2. Blocking rules come from those fields: a field alone (or its core, phonetic,
+   year or area key) when its values are selective enough on *this* data, otherwise
+   a pair of fields together, taken from the most selective until a pair budget is
+   spent. The union of the rules gives the candidate pairs.
 3. u (how often non-matches agree at each level) is measured on random pairs.
-4. m (how often matches agree) and the match rate among candidates are estimated by
-   expectation-maximisation over the candidate pairs. A field's m is learnt only from
-   pairs that some rule *not* using that field produced: a pair blocked on a field
-   agrees on it by construction, and would teach the model nothing about it.
+4. m (how often matches agree) is estimated by expectation-maximisation sessions,
+   each over the pairs that agree exactly on one selective field, learning m for
+   every other field (a pair blocked on a field agrees on it by construction, and
+   would teach the model nothing about it). The match rate among the candidates is
+   then fitted with m and u held fixed.
 5. Scores add log Bayes factors; an exact agreement on a value is weighed by how rare
    that value is in the data (term-frequency adjustment), so two "Smith" agree less
    than two "Chudleigh".
@@ -23,13 +24,12 @@ comes from the data.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from redstring.consolidation.comparisons import (
-    LEVELS,
     FieldColumn,
     build_columns,
     compare,
@@ -95,14 +95,7 @@ class TrainedModel:
     rules: list[str]
 
     def as_dict(self) -> dict[str, object]:
-        return {
-            "fields": self.fields,
-            "m": self.m,
-            "u": self.u,
-            "prior": self.prior,
-            "rounds": self.rounds,
-            "rules": self.rules,
-        }
+        return asdict(self)
 
 
 @dataclass
@@ -419,11 +412,17 @@ def _sum_factors(
     return total
 
 
+def _distribution(counts: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Weighted level counts as probabilities over the levels past "missing", floored."""
+    out = np.zeros(len(counts))
+    out[1:] = np.maximum(counts[1:] / counts[1:].sum(), FLOOR)
+    return out
+
+
 def _em_sessions(
     columns: Sequence[FieldColumn],
     u_tables: Sequence[npt.NDArray[np.float64]],
     m_tables: list[npt.NDArray[np.float64]],
-    sample_levels: npt.NDArray[np.int8],
 ) -> tuple[list[npt.NDArray[np.float64]], int]:
     """m by expectation-maximisation, u held at its random-pair estimate.
 
@@ -432,7 +431,6 @@ def _em_sessions(
     learns m for every *other* field. A field's final m averages the sessions that
     did not block on it, weighted by how many matches each session found.
     """
-    n = len(columns[0].codes)
     ranked = sorted(
         (
             (float(u_tables[f][-1]), f)
@@ -447,7 +445,7 @@ def _em_sessions(
         pairs, _ = _block_pairs(columns[blocked].codes)
         if len(pairs) < 10:
             continue
-        levels = _levels(columns, pairs[:, 0], pairs[:, 1]).astype(np.int64)
+        levels = _levels(columns, pairs[:, 0], pairs[:, 1])
         m_local = [t.copy() for t in m_tables]
         prior = 0.5
         posterior = np.zeros(len(pairs))
@@ -455,7 +453,7 @@ def _em_sessions(
             weights = _log_factor_table(m_local, u_tables)
             weights[blocked] = np.zeros(len(weights[blocked]))
             posterior = _probability(
-                _sum_factors(levels.astype(np.int8), weights), float(np.log(prior / (1 - prior)))
+                _sum_factors(levels, weights), float(np.log(prior / (1 - prior)))
             )
             moved = abs(float(posterior.mean()) - prior)
             prior = float(np.clip(posterior.mean(), 1e-6, 1 - 1e-6))
@@ -465,11 +463,10 @@ def _em_sessions(
                 use = levels[:, f] > 0
                 counts = np.bincount(
                     levels[use, f], weights=posterior[use], minlength=column.levels
-                )
+                ).astype(np.float64)
                 if counts[1:].sum() <= 0:
                     continue
-                new = np.zeros(column.levels)
-                new[1:] = np.maximum(counts[1:] / counts[1:].sum(), FLOOR)
+                new = _distribution(counts)
                 moved = max(moved, float(np.abs(new - m_local[f]).max()))
                 m_local[f] = new
             rounds_total += 1
@@ -479,15 +476,10 @@ def _em_sessions(
         for f in range(len(columns)):
             if f != blocked:
                 sums[f] += matches * m_local[f]
-    out = []
-    for f, column in enumerate(columns):
-        if sums[f][1:].sum() > 0:
-            table = np.zeros(column.levels)
-            table[1:] = np.maximum(sums[f][1:] / sums[f][1:].sum(), FLOOR)
-            out.append(table)
-        else:
-            out.append(m_tables[f])
-    del n, sample_levels
+    out = [
+        _distribution(sums[f]) if sums[f][1:].sum() > 0 else m_tables[f]
+        for f in range(len(columns))
+    ]
     return out, rounds_total
 
 
@@ -550,7 +542,7 @@ def train(
         u[1:] = (counts + U_PRIOR_PAIRS * _prior_u(column.levels)[1:]) / (real + U_PRIOR_PAIRS)
         u_tables.append(u)
         m_tables.append(_prior_m(column.levels))
-    m_tables, rounds = _em_sessions(columns, u_tables, m_tables, sample_levels)
+    m_tables, rounds = _em_sessions(columns, u_tables, m_tables)
     prior = _fit_prior(levels, m_tables, u_tables)
 
     for f, column in enumerate(columns):
@@ -592,7 +584,3 @@ def train(
         evidence._log_factor(levels, pairs[:, 0], pairs[:, 1]), evidence.prior_logit
     )
     return evidence
-
-
-def level_names(kind: FieldKind) -> tuple[str, ...]:
-    return ("missing", *LEVELS[kind])
