@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pytest
 
 from redstring.domain.exceptions import DimensionMismatchError, InvalidInputError
@@ -41,6 +44,177 @@ class TestSqliteVectorStoreHeldInMemory(VectorStoreCompliance):
     @pytest.fixture
     def store(self, connection: Connection) -> VectorStore:
         return SqliteVectorStore(connection, DIMENSION, memory_after=0)
+
+
+class TestSqliteVectorStoreThroughItsIndex(VectorStoreCompliance):
+    """The same promises when every tenant is searched through its HNSW index: what
+    the index cannot settle (ties at k, filters leaving fewer than k) falls back."""
+
+    @pytest.fixture
+    def store(self, connection: Connection) -> VectorStore:
+        return SqliteVectorStore(connection, DIMENSION, memory_after=None, ann_min_rows=1)
+
+
+class TestSqliteVectorStoreIndexInMemoryOnly(VectorStoreCompliance):
+    """And for a database without a file, whose indexes are never saved."""
+
+    @pytest.fixture
+    def store(self) -> VectorStore:
+        return SqliteVectorStore(
+            open_connection(":memory:"), DIMENSION, memory_after=None, ann_min_rows=1
+        )
+
+
+def _spread(count: int, seed: int = 3) -> list[list[float]]:
+    rng = np.random.default_rng(seed)
+    rows = rng.standard_normal((count, DIMENSION))
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).tolist()
+
+
+def _no_exact_path(store: SqliteVectorStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_: object) -> None:
+        raise AssertionError("an exact path answered")
+
+    monkeypatch.setattr(store, "_knn_until_settled", refuse)
+    monkeypatch.setattr(store, "_matrix", refuse)
+
+
+async def test_the_index_answers_like_the_exact_scan_on_a_small_tenant(
+    connection: Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tenant = other_tenant()
+    vectors = _spread(300)
+    records = [record(v, "person" if i % 3 else "place") for i, v in enumerate(vectors)]
+    exact = SqliteVectorStore(connection, DIMENSION, memory_after=None, ann_min_rows=None)
+    await exact.upsert(records, tenant)
+    indexed = SqliteVectorStore(connection, DIMENSION, memory_after=None, ann_min_rows=100)
+    _no_exact_path(indexed, monkeypatch)
+    for query in vectors[:20]:
+        want = await exact.search(query, tenant, k=10)
+        got = await indexed.search(query, tenant, k=10)
+        assert [m.entity_id for m in got] == [m.entity_id for m in want]
+        assert [m.score for m in got] == pytest.approx([m.score for m in want], abs=1e-6)
+        typed = await indexed.search(query, tenant, k=5, entity_types=["person"])
+        want = await exact.search(query, tenant, k=5, entity_types=["person"])
+        assert [(m.entity_id, m.entity_type) for m in typed] == [
+            (m.entity_id, m.entity_type) for m in want
+        ]
+
+
+async def test_a_tenant_below_the_threshold_is_never_indexed(
+    connection: Connection, tmp_path: Path
+) -> None:
+    store = SqliteVectorStore(connection, DIMENSION, ann_min_rows=50)
+    tenant = other_tenant()
+    await store.upsert([record(v) for v in _spread(49)], tenant)
+    await store.search(unit(0), tenant)
+    assert not list(tmp_path.glob("redstring.db.vec/*"))
+    await store.upsert([record(v) for v in _spread(1, seed=9)], tenant)
+    await store.search(unit(0), tenant)
+    assert [p.name for p in tmp_path.glob("redstring.db.vec/*")] == [f"{tenant}.2.usearch"]
+
+
+async def test_a_saved_index_is_caught_up_with_writes_of_another_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each connection stands for a process: the reader's index (held, or saved and
+    reopened by a third) follows the writer's upserts and deletes, without a rebuild."""
+    path = tmp_path / "redstring.db"
+    tenant = other_tenant()
+    reader_conn, writer_conn = open_connection(path), open_connection(path)
+    try:
+        reader = SqliteVectorStore(reader_conn, DIMENSION, memory_after=None, ann_min_rows=1)
+        writer = SqliteVectorStore(writer_conn, DIMENSION, ann_min_rows=None)
+        first = record(unit(0))
+        await writer.upsert([first, *(record(v) for v in _spread(60))], tenant)
+        assert (await reader.search(unit(0), tenant, k=1))[0].entity_id == first.entity_id
+
+        def no_rebuild(*_: object) -> None:
+            raise AssertionError("rebuilt")
+
+        monkeypatch.setattr(reader, "_build_ann", no_rebuild)
+        second = record(unit(1))
+        await writer.upsert([second], tenant)
+        assert (await reader.search(unit(1), tenant, k=1))[0].entity_id == second.entity_id
+        await writer.upsert([record(unit(2), entity_id=second.entity_id)], tenant)
+        moved = await reader.search(unit(2), tenant, k=1)
+        assert moved[0].entity_id == second.entity_id
+        assert moved[0].score == pytest.approx(1.0, abs=1e-6)
+        await writer.delete([first.entity_id], tenant)
+        assert first.entity_id not in {m.entity_id for m in await reader.search(unit(0), tenant)}
+
+        third_conn = open_connection(path)
+        try:
+            third = SqliteVectorStore(third_conn, DIMENSION, memory_after=None, ann_min_rows=1)
+            monkeypatch.setattr(third, "_build_ann", no_rebuild)
+            _no_exact_path(third, monkeypatch)
+            assert (await third.search(unit(2), tenant, k=1))[0].entity_id == second.entity_id
+        finally:
+            third_conn.close()
+        saved = list((tmp_path / "redstring.db.vec").glob("*.usearch"))
+        assert [p.name for p in saved] == [f"{tenant}.4.usearch"]
+        assert reader_conn.execute("SELECT count(*) FROM vec_ann_changes").fetchone()[0] == 0
+    finally:
+        reader_conn.close()
+        writer_conn.close()
+
+
+async def test_an_unreadable_index_file_is_rebuilt(tmp_path: Path) -> None:
+    path = tmp_path / "redstring.db"
+    tenant = other_tenant()
+    conn = open_connection(path)
+    try:
+        store = SqliteVectorStore(conn, DIMENSION, memory_after=None, ann_min_rows=1)
+        target = record(unit(4))
+        await store.upsert([target, *(record(v) for v in _spread(30))], tenant)
+        await store.search(unit(4), tenant)
+        [saved] = (tmp_path / "redstring.db.vec").glob("*.usearch")
+        saved.write_bytes(b"not an index")
+        fresh = SqliteVectorStore(conn, DIMENSION, memory_after=None, ann_min_rows=1)
+        assert (await fresh.search(unit(4), tenant, k=1))[0].entity_id == target.entity_id
+    finally:
+        conn.close()
+
+
+async def test_a_rare_type_falls_back_to_the_exact_scan(connection: Connection) -> None:
+    """One place among many persons: the index's candidates hold no place, so fewer
+    than k pass the filter and the exact path answers -- filters still before k."""
+    store = SqliteVectorStore(connection, DIMENSION, memory_after=None, ann_min_rows=1)
+    tenant = other_tenant()
+    place = record(blend(-0.9), "place")
+    await store.upsert([*(record(blend(0.9 - i / 1000)) for i in range(200)), place], tenant)
+    matches = await store.search(unit(0), tenant, k=3, entity_types=["place"])
+    assert [m.entity_id for m in matches] == [place.entity_id]
+
+
+async def test_delete_by_tenant_drops_the_index(connection: Connection, tmp_path: Path) -> None:
+    store = SqliteVectorStore(connection, DIMENSION, memory_after=None, ann_min_rows=1)
+    tenant = other_tenant()
+    await store.upsert([record(v) for v in _spread(20)], tenant)
+    await store.search(unit(0), tenant)
+    await store.delete_by_tenant(tenant)
+    assert not list(tmp_path.glob("redstring.db.vec/*.usearch"))
+    assert await store.search(unit(0), tenant) == []
+    again = record(unit(0))
+    await store.upsert([again], tenant)
+    assert [m.entity_id for m in await store.search(unit(0), tenant)] == [again.entity_id]
+
+
+async def test_a_file_without_the_type_column_gets_it_filled(tmp_path: Path) -> None:
+    """Workspaces written before the index kept the type only in vec0."""
+    path = tmp_path / "redstring.db"
+    tenant = other_tenant()
+    conn = open_connection(path)
+    try:
+        store = SqliteVectorStore(conn, DIMENSION)
+        stored = record(unit(0), "place")
+        await store.upsert([stored], tenant)
+        conn.execute("ALTER TABLE vec_entities DROP COLUMN entity_type")
+        conn.commit()
+        SqliteVectorStore(conn, DIMENSION)
+        assert conn.execute("SELECT entity_type FROM vec_entities").fetchall() == [("place",)]
+    finally:
+        conn.close()
 
 
 async def test_a_write_by_another_connection_is_seen_by_a_matrix_held_in_memory(
@@ -191,3 +365,19 @@ async def test_the_last_record_of_an_entity_in_one_batch_wins(connection: Connec
     assert await store.count(tenant) == 1
     [match] = await store.search(unit(1), tenant)
     assert (match.entity_type, match.score) == ("place", pytest.approx(1.0, abs=1e-5))
+
+
+@pytest.mark.slow
+def test_the_index_library_and_the_local_model_load_in_either_order() -> None:
+    """usearch 2.26 crashed onnxruntime's import when loaded first (a segfault, so a
+    subprocess): the pin in pyproject keeps a version that does not."""
+    script = (
+        "import asyncio, usearch.index\n"
+        "from redstring.embeddings.local import LocalEmbeddingProvider\n"
+        "[v] = asyncio.run(LocalEmbeddingProvider().embed_query(['Ada Lovelace']))\n"
+        "print(len(v))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "384"), done.stderr

@@ -31,11 +31,26 @@ k-th passing score (or the shard is exhausted, or the last row's bound fails
 `min_score`). Only then is every row tied with the k-th in hand to be ordered
 by id string. vec0 caps `k` at `_VEC0_MAX_K`; past it, an exact brute-force
 scan of the tenant's shard (`vec_distance_l2` over every row) takes over.
+
+**Approximate search** (`redstring.vector.hnsw`): a tenant of at least `ann_min_rows`
+vectors is searched through an HNSW index kept beside the workspace file, a
+projection of these tables stamped with the tenant's generation. `vec_ann` says
+which tenants have one (and at which generation it was last saved); while a tenant
+has one, every write also appends what it changed to `vec_ann_changes` (the unit
+vector, or NULL for a removal), so a stale index -- this process's or a saved file
+-- is caught up from those rows instead of rebuilt. The index answers only when its
+answer is certain to be well formed: at least `k` candidates pass the filters
+(type, `min_score`) among the over-fetched ones, the k-th does not tie with the
+last fetched, and the k-th scores above 0.5 (where stored zero vectors, which the
+index does not hold, would rank). Otherwise the exact paths above answer. So
+filters still apply before `k`; what is approximate is only *which* near rows the
+graph visits (recall@10 against the exact scan: `bench/vector_search.py`).
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 from uuid import UUID
 
@@ -45,11 +60,13 @@ from redstring.domain.exceptions import DimensionMismatchError, InvalidInputErro
 from redstring.domain.ids import EntityId
 from redstring.domain.vector import VectorMatch, score_from_l2_of_unit_vectors
 from redstring.storage.sqlite import transaction
+from redstring.vector import hnsw
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from numpy.typing import NDArray
+    from usearch.index import Index
 
     from redstring.domain.ids import TenantId
     from redstring.domain.vector import VectorRecord
@@ -67,6 +84,13 @@ _CHUNK = 500
 #: then answers in ~1/6 of vec0's time at 100k (`bench/retrieval.py`).
 MEMORY_AFTER = 2
 
+#: Vectors in a tenant from which searches go through its HNSW index. Below it the
+#: exact scans answer in a few milliseconds and an index is not worth its build.
+ANN_MIN_ROWS = 20_000
+
+#: Candidates asked of the index per search, at least (and at least 4k).
+ANN_FETCH = 40
+
 
 class _Matrix(NamedTuple):
     """One tenant's vectors as held in memory, valid while `generation` is current."""
@@ -78,6 +102,15 @@ class _Matrix(NamedTuple):
     type_names: list[str]
     zero: NDArray[np.bool_]
     unit: NDArray[np.float32]
+
+
+class _Ann(NamedTuple):
+    """One tenant's HNSW index as held by this process, equal to the store at `generation`."""
+
+    generation: int
+    graph: Index
+    #: Whether `graph` is a read-only memory map of a saved file (caught up by loading).
+    view: bool
 
 
 class _Hit(NamedTuple):
@@ -94,15 +127,30 @@ class SqliteVectorStore:
     """See `redstring.ports.VectorStore` for the contract, and the module for the layout."""
 
     def __init__(
-        self, connection: Connection, dimension: int, *, memory_after: int | None = MEMORY_AFTER
+        self,
+        connection: Connection,
+        dimension: int,
+        *,
+        memory_after: int | None = MEMORY_AFTER,
+        ann_min_rows: int | None = ANN_MIN_ROWS,
+        ann_dir: Path | None = None,
     ) -> None:
         """`memory_after`: searches of a tenant before its vectors are held in memory
-        (`None`: never; see `MEMORY_AFTER`). Both paths are exact and give one answer."""
+        (`None`: never; see `MEMORY_AFTER`). Both paths are exact and give one answer.
+
+        `ann_min_rows`: tenant size from which the HNSW index answers (`None`: never).
+        `ann_dir`: where index files live; by default `<workspace file>.vec/`, and for
+        a database without a file the indexes are held in memory only."""
         if dimension < 1:
             raise InvalidInputError(f"dimension must be positive, got {dimension}")
         self._conn = connection
         self._dimension = dimension
         self._memory_after = memory_after
+        self._ann_min_rows = ann_min_rows
+        self._ann_dir = ann_dir if ann_dir is not None else _beside(connection)
+        self._anns: dict[str, _Ann] = {}
+        #: tenant -> (generation, non-zero vectors at it): the size check per search.
+        self._sizes: dict[str, tuple[int, int]] = {}
         self._matrices: dict[str, _Matrix] = {}
         #: tenant -> (generation seen, searches at that generation)
         self._searches: dict[str, tuple[int, int]] = {}
@@ -135,8 +183,33 @@ class SqliteVectorStore:
                     tenant_id TEXT NOT NULL,
                     entity_id TEXT NOT NULL,
                     zero INTEGER NOT NULL,
+                    entity_type TEXT,
                     UNIQUE (tenant_id, entity_id)
                 )"""
+            )
+            # The type beside the id: an index hit is named by one indexed read here,
+            # where vec0 answers a read by rowid with a scan.
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(vec_entities)")}
+            backfill = "entity_type" not in columns
+            if backfill:
+                conn.execute("ALTER TABLE vec_entities ADD COLUMN entity_type TEXT")
+            conn.execute(
+                """CREATE TABLE IF NOT EXISTS vec_ann (
+                    tenant_id TEXT PRIMARY KEY,
+                    generation INTEGER NOT NULL
+                )"""
+            )
+            conn.execute(
+                """CREATE TABLE IF NOT EXISTS vec_ann_changes (
+                    tenant_id TEXT NOT NULL,
+                    generation INTEGER NOT NULL,
+                    key INTEGER NOT NULL,
+                    unit BLOB
+                )"""
+            )
+            conn.execute(
+                """CREATE INDEX IF NOT EXISTS vec_ann_changes_tenant
+                   ON vec_ann_changes (tenant_id, generation)"""
             )
             # Bumped by every write of a tenant, in the write's transaction: how a
             # matrix held in memory (by this or another process) knows it is stale.
@@ -153,6 +226,16 @@ class SqliteVectorStore:
                     embedding FLOAT[{self._dimension}]
                 )"""
             )
+            if backfill:
+                conn.executemany(
+                    "UPDATE vec_entities SET entity_type = ? WHERE rowid = ?",
+                    [
+                        (entity_type, rowid)
+                        for rowid, entity_type in conn.execute(
+                            "SELECT rowid, entity_type FROM vec_vectors"
+                        )
+                    ],
+                )
 
     def _unit_rows(
         self, vectors: Sequence[Sequence[float]], what: str
@@ -186,18 +269,39 @@ class SqliteVectorStore:
         ids = list(latest)
         tenant = str(tenant_id)
         with transaction(self._conn) as conn:
-            self._bump(tenant)
+            generation = self._bump(tenant)
             # vec0 cannot move a row between partitions by UPDATE: replace rows whole.
             replaced = self._rowids(ids, tenant)
             conn.executemany(
                 "DELETE FROM vec_vectors WHERE rowid = ?", [(r,) for r in replaced.values()]
             )
             conn.executemany(
-                """INSERT INTO vec_entities (tenant_id, entity_id, zero) VALUES (?, ?, ?)
-                   ON CONFLICT (tenant_id, entity_id) DO UPDATE SET zero = excluded.zero""",
-                [(tenant, entity_id, zeros[latest[entity_id]]) for entity_id in ids],
+                """INSERT INTO vec_entities (tenant_id, entity_id, zero, entity_type)
+                   VALUES (?, ?, ?, ?)
+                   ON CONFLICT (tenant_id, entity_id) DO UPDATE
+                   SET zero = excluded.zero, entity_type = excluded.entity_type""",
+                [
+                    (
+                        tenant,
+                        entity_id,
+                        zeros[latest[entity_id]],
+                        records[latest[entity_id]].entity_type,
+                    )
+                    for entity_id in ids
+                ],
             )
             rowids = self._rowids(ids, tenant)
+            self._note_changes(
+                tenant,
+                generation,
+                [
+                    (
+                        rowids[entity_id],
+                        None if zeros[latest[entity_id]] else blobs[latest[entity_id]],
+                    )
+                    for entity_id in ids
+                ],
+            )
             conn.executemany(
                 """INSERT INTO vec_vectors (rowid, tenant_id, entity_type, embedding)
                    VALUES (?, ?, ?, ?)""",
@@ -247,11 +351,14 @@ class SqliteVectorStore:
                 return []
         floor = -math.inf if min_score is None else min_score
 
-        matrix = self._matrix(str(tenant_id))
-        if matrix is not None:
+        tenant = str(tenant_id)
+        approximate = None if zero_query else self._ann_hits(query, tenant, k, types, floor)
+        if approximate is not None:
+            hits = approximate
+        elif (matrix := self._matrix(tenant)) is not None:
             hits = _matrix_hits(matrix, query, zero_query, k, types, floor)
         else:
-            hits = self._knn_until_settled(query, str(tenant_id), k, types, floor, zero_query)
+            hits = self._knn_until_settled(query, tenant, k, types, floor, zero_query)
         passing = [hit for hit in hits if hit.score >= floor]
         passing.sort(key=lambda hit: (-hit.score, hit.entity_id))
         return [
@@ -263,23 +370,42 @@ class SqliteVectorStore:
             for hit in passing[:k]
         ]
 
-    def _bump(self, tenant: str) -> None:
-        """Advance the tenant's generation; the caller holds the write transaction."""
+    def _bump(self, tenant: str) -> int:
+        """Advance the tenant's generation and return it; the caller holds the write
+        transaction."""
         self._conn.execute(
             """INSERT INTO vec_generations (tenant_id, generation) VALUES (?, 1)
                ON CONFLICT (tenant_id) DO UPDATE SET generation = generation + 1""",
             (tenant,),
         )
+        return self._generation(tenant)
+
+    def _generation(self, tenant: str) -> int:
+        row = self._conn.execute(
+            "SELECT generation FROM vec_generations WHERE tenant_id = ?", (tenant,)
+        ).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def _note_changes(
+        self, tenant: str, generation: int, changes: list[tuple[int, bytes | None]]
+    ) -> None:
+        """Record what a write changed, for the tenant's index to catch up from -- only
+        while the tenant has one (`vec_ann`). `None` removes the key from the index."""
+        if not changes:
+            return
+        if self._conn.execute("SELECT 1 FROM vec_ann WHERE tenant_id = ?", (tenant,)).fetchone():
+            self._conn.executemany(
+                """INSERT INTO vec_ann_changes (tenant_id, generation, key, unit)
+                   VALUES (?, ?, ?, ?)""",
+                [(tenant, generation, key, unit) for key, unit in changes],
+            )
 
     def _matrix(self, tenant: str) -> _Matrix | None:
         """The tenant's vectors in memory when they are current and searched often
         enough to pay for loading (`memory_after`), else `None` (vec0 answers)."""
         if self._memory_after is None:
             return None
-        row = self._conn.execute(
-            "SELECT generation FROM vec_generations WHERE tenant_id = ?", (tenant,)
-        ).fetchone()
-        generation = 0 if row is None else int(row[0])
+        generation = self._generation(tenant)
         held = self._matrices.get(tenant)
         if held is not None and held.generation == generation:
             return held
@@ -308,6 +434,149 @@ class SqliteVectorStore:
         )
         self._matrices[tenant] = matrix
         return matrix
+
+    def _ann_hits(
+        self, query: bytes, tenant: str, k: int, types: list[str] | None, floor: float
+    ) -> list[_Hit] | None:
+        """The top `k` through the tenant's index, or `None` when the exact paths must
+        answer (no index for a tenant this small, or an answer the index cannot settle:
+        see the module doc)."""
+        index = self._ann_index(tenant)
+        if index is None:
+            return None
+        fetch = max(4 * k, ANN_FETCH)
+        found = index.search(np.frombuffer(query, dtype="<f4"), fetch)
+        keys = [int(key) for key in found.keys]
+        if not keys:
+            return None
+        distances = np.asarray(found.distances, dtype=np.float64)
+        scores = np.clip((2.0 - distances) / 2.0, 0.0, 1.0)
+        named: dict[int, tuple[str, str]] = {}
+        for start in range(0, len(keys), _CHUNK):
+            chunk = keys[start : start + _CHUNK]
+            for rowid, entity_id, entity_type in self._conn.execute(
+                f"""SELECT rowid, entity_id, entity_type FROM vec_entities
+                    WHERE rowid IN ({_marks(chunk)})""",
+                chunk,
+            ):
+                named[int(rowid)] = (entity_id, entity_type)
+        passing = [
+            _Hit(*named[key], float(score), float(score))
+            for key, score in zip(keys, scores, strict=True)
+            if key in named and score >= floor and (types is None or named[key][1] in types)
+        ]
+        if len(passing) < k:
+            return None
+        kth = sorted((hit.score for hit in passing), reverse=True)[k - 1]
+        if kth <= 0.5 or (len(keys) == fetch and float(scores.min()) >= kth):
+            return None
+        return [hit for hit in passing if hit.score >= kth]
+
+    def _ann_index(self, tenant: str) -> Index | None:
+        """The tenant's index, current: held, opened from its file, caught up from
+        `vec_ann_changes`, or built from the stored vectors -- or `None` when the tenant
+        is below `ann_min_rows`."""
+        if self._ann_min_rows is None:
+            return None
+        generation = self._generation(tenant)
+        held = self._anns.get(tenant)
+        if held is not None and held.generation == generation:
+            return held.graph
+        if self._size(tenant, generation) < self._ann_min_rows:
+            return None
+        row = self._conn.execute(
+            "SELECT generation FROM vec_ann WHERE tenant_id = ?", (tenant,)
+        ).fetchone()
+        if row is None:
+            return self._build_ann(tenant)
+        saved = int(row[0])
+        if held is None or held.generation < saved:
+            # A newer saved file, or none held: changes older than the file are pruned.
+            if self._ann_dir is None:
+                return self._build_ann(tenant)
+            writable = saved != generation
+            index = hnsw.open_file(self._ann_dir, tenant, saved, writable=writable)
+            if index is None:
+                return self._build_ann(tenant)
+            held = _Ann(saved, index, view=not writable)
+            if saved == generation:
+                self._anns[tenant] = held
+                return index
+        index = held.graph
+        if held.view and self._ann_dir is not None:
+            reopened = hnsw.open_file(self._ann_dir, tenant, held.generation, writable=True)
+            if reopened is None:
+                return self._build_ann(tenant)
+            index = reopened
+        changes = self._conn.execute(
+            """SELECT key, unit FROM vec_ann_changes
+               WHERE tenant_id = ? AND generation > ? ORDER BY generation, rowid""",
+            (tenant, held.generation),
+        ).fetchall()
+        if changes:
+            keys = np.asarray([key for key, _ in changes], dtype=np.uint64)
+            live = np.asarray([unit is not None for _, unit in changes], dtype=np.bool_)
+            unit = np.zeros((len(changes), self._dimension), dtype=np.float32)
+            for row_index, (_, blob) in enumerate(changes):
+                if blob is not None:
+                    unit[row_index] = np.frombuffer(blob, dtype="<f4")
+            hnsw.apply(index, keys, unit, live)
+        self._save_ann(tenant, index, generation)
+        return index
+
+    def _size(self, tenant: str, generation: int) -> int:
+        """Non-zero vectors of the tenant, counted once per generation."""
+        known = self._sizes.get(tenant)
+        if known is not None and known[0] == generation:
+            return known[1]
+        row = self._conn.execute(
+            "SELECT count(*) FROM vec_entities WHERE tenant_id = ? AND zero = 0", (tenant,)
+        ).fetchone()
+        self._sizes[tenant] = (generation, int(row[0]))
+        return int(row[0])
+
+    def _build_ann(self, tenant: str) -> Index:
+        """Build the tenant's index from its stored vectors. Reading them, and starting
+        `vec_ann_changes`, happen in one write transaction: no write can fall between
+        what the index holds and what is recorded after it."""
+        with transaction(self._conn) as conn:
+            generation = self._generation(tenant)
+            rows = conn.execute(
+                """SELECT e.rowid, v.embedding
+                   FROM vec_vectors AS v JOIN vec_entities AS e ON e.rowid = v.rowid
+                   WHERE v.tenant_id = ? AND e.zero = 0""",
+                (tenant,),
+            ).fetchall()
+            conn.execute(
+                """INSERT INTO vec_ann (tenant_id, generation) VALUES (?, ?)
+                   ON CONFLICT (tenant_id) DO UPDATE SET generation = excluded.generation""",
+                (tenant, generation),
+            )
+            conn.execute("DELETE FROM vec_ann_changes WHERE tenant_id = ?", (tenant,))
+        index = hnsw.new_index(self._dimension)
+        if rows:
+            keys = np.asarray([rowid for rowid, _ in rows], dtype=np.uint64)
+            unit = np.frombuffer(b"".join(blob for _, blob in rows), dtype="<f4")
+            index.add(keys, unit.reshape(len(rows), self._dimension))
+        self._save_ann(tenant, index, generation)
+        return index
+
+    def _save_ann(self, tenant: str, index: Index, generation: int) -> None:
+        """Hold the index as current at `generation`; with a directory, save it there
+        and prune the changes it already holds."""
+        self._anns[tenant] = _Ann(generation, index, view=False)
+        if self._ann_dir is None:
+            return
+        hnsw.save(index, self._ann_dir, tenant, generation)
+        with transaction(self._conn) as conn:
+            conn.execute(
+                "UPDATE vec_ann SET generation = max(generation, ?) WHERE tenant_id = ?",
+                (generation, tenant),
+            )
+            conn.execute(
+                "DELETE FROM vec_ann_changes WHERE tenant_id = ? AND generation <= ?",
+                (tenant, generation),
+            )
 
     def _knn_until_settled(
         self,
@@ -366,8 +635,11 @@ class SqliteVectorStore:
 
     async def delete(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
         with transaction(self._conn) as conn:
-            self._bump(str(tenant_id))
+            generation = self._bump(str(tenant_id))
             rowids = self._rowids([str(entity_id) for entity_id in entity_ids], str(tenant_id))
+            self._note_changes(
+                str(tenant_id), generation, [(rowid, None) for rowid in rowids.values()]
+            )
             conn.executemany(
                 "DELETE FROM vec_vectors WHERE rowid = ?", [(r,) for r in rowids.values()]
             )
@@ -389,6 +661,12 @@ class SqliteVectorStore:
             ).fetchall()
             conn.executemany("DELETE FROM vec_vectors WHERE rowid = ?", rowids)
             conn.execute("DELETE FROM vec_entities WHERE tenant_id = ?", (str(tenant_id),))
+            # The index goes with the vectors; a later search of a grown tenant rebuilds it.
+            conn.execute("DELETE FROM vec_ann WHERE tenant_id = ?", (str(tenant_id),))
+            conn.execute("DELETE FROM vec_ann_changes WHERE tenant_id = ?", (str(tenant_id),))
+        self._anns.pop(str(tenant_id), None)
+        if self._ann_dir is not None:
+            hnsw.drop_files(self._ann_dir, str(tenant_id))
 
 
 def _hit(row: tuple[str, str, float, int], zero_query: int) -> _Hit:
@@ -434,6 +712,14 @@ def _matrix_hits(
         )
         for i in rows
     ]
+
+
+def _beside(connection: Connection) -> Path | None:
+    """`<file>.vec` beside the connection's main database file; `None` without a file."""
+    for _, name, file in connection.execute("PRAGMA database_list"):
+        if name == "main" and file:
+            return Path(f"{file}.vec")
+    return None
 
 
 def _marks(values: Sequence[object]) -> str:
