@@ -107,7 +107,7 @@ async def test_a_large_batch_crosses_the_bound_parameter_chunks(connection: Conn
 
 
 async def test_a_file_written_before_the_lexicon_gets_it_filled_on_open(tmp_path: Path) -> None:
-    """Workspaces made before `graph_lexicon` existed must retrieve lexically without a
+    """Workspaces made before `graph_lexicon_blocks` existed must retrieve lexically without a
     replay: opening the store fills it from the stored entities, once."""
     path = tmp_path / "redstring.db"
     tenant = other_tenant()
@@ -115,8 +115,7 @@ async def test_a_file_written_before_the_lexicon_gets_it_filled_on_open(tmp_path
     first = open_connection(path)
     await SqliteGraphStore(first).upsert_entities([ada], tenant)
     with transaction(first) as conn:
-        conn.execute("DROP TABLE graph_lexicon")
-        conn.execute("DROP TABLE graph_lexicon_keys")
+        conn.execute("DROP TABLE graph_lexicon_blocks")
     first.close()
 
     second = open_connection(path)
@@ -126,3 +125,20 @@ async def test_a_file_written_before_the_lexicon_gets_it_filled_on_open(tmp_path
         assert [c.entity_id for c in found] == [ada.id]
     finally:
         second.close()
+
+
+async def test_when_every_block_overflows_the_rarest_is_read_in_part(tmp_path: Path) -> None:
+    """Block sizes are counted only up to the limit; when all overflow, the store must
+    still find the rarest (here the alphabetically later key) to read in part."""
+    tenant = other_tenant()
+    conn = open_connection(tmp_path / "redstring.db")
+    try:
+        store = SqliteGraphStore(conn)
+        common = [make_entity(tenant_id=tenant, name=f"Abcdef {n}") for n in "klmno"]
+        rarer = [make_entity(tenant_id=tenant, name=f"Wxyzab {n}") for n in "klm"]
+        await store.upsert_entities([*common, *rarer], tenant)
+        found = await store.lexical_candidates(["w:abcd", "w:wxyz"], tenant, limit=2)
+        assert {c.id_string for c in found} <= {str(e.id) for e in rarer}
+        assert len(found) == 2
+    finally:
+        conn.close()
