@@ -159,6 +159,42 @@ async def test_a_saved_index_is_caught_up_with_writes_of_another_connection(
         writer_conn.close()
 
 
+async def test_an_index_opened_as_a_map_is_caught_up_or_rebuilt_after_a_write(
+    tmp_path: Path,
+) -> None:
+    """A process that opened a current file read-only, then sees a write, reloads the
+    file writable to catch up -- or rebuilds when the file went away meanwhile."""
+    path = tmp_path / "redstring.db"
+    tenant = other_tenant()
+    conn = open_connection(path)
+    try:
+        builder = SqliteVectorStore(conn, DIMENSION, memory_after=None, ann_min_rows=1)
+        await builder.upsert([record(v) for v in _spread(40)], tenant)
+        await builder.search(unit(0), tenant)
+        for lose_the_file in (False, True):
+            mapped = SqliteVectorStore(conn, DIMENSION, memory_after=None, ann_min_rows=1)
+            await mapped.search(unit(0), tenant)
+            added = record(unit(7))
+            await builder.upsert([added], tenant)
+            if lose_the_file:
+                for saved in (tmp_path / "redstring.db.vec").glob("*.usearch"):
+                    saved.unlink()
+            assert (await mapped.search(unit(7), tenant, k=1))[0].entity_id == added.entity_id
+    finally:
+        conn.close()
+
+
+async def test_a_second_store_on_one_memory_database_builds_its_own_index() -> None:
+    conn = open_connection(":memory:")
+    tenant = other_tenant()
+    first = SqliteVectorStore(conn, DIMENSION, memory_after=None, ann_min_rows=1)
+    target = record(unit(2))
+    await first.upsert([target, *(record(v) for v in _spread(30))], tenant)
+    await first.search(unit(2), tenant)
+    second = SqliteVectorStore(conn, DIMENSION, memory_after=None, ann_min_rows=1)
+    assert (await second.search(unit(2), tenant, k=1))[0].entity_id == target.entity_id
+
+
 async def test_an_unreadable_index_file_is_rebuilt(tmp_path: Path) -> None:
     path = tmp_path / "redstring.db"
     tenant = other_tenant()
