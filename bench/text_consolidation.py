@@ -66,7 +66,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / ".." / "shared" / "data"
 LABELS = Path(__file__).resolve().parent / "labels" / "text_cross_doc_merges.tsv"
 TENANT = "bench"
-#: Cross-document merges sampled per corpus for hand labelling.
+#: Cross-document merges sampled per corpus for hand labelling (half names, half values).
 SAMPLE_PER_CORPUS = 160
 
 
@@ -205,12 +205,19 @@ def _report(
         strict = within_document_merges(documents, assignment, detected_only=False)
         detected = within_document_merges(documents, assignment, detected_only=True)
         print(f"    within-document merges: strict {strict}; detected mentions {detected}")
-    return cross_document_pairs(
-        documents[0].source_id.split("-")[0] if documents else "",
-        [[_spans(e) for e in members] for members in clusters if len(members) > 1],
-        texts,
-        per_corpus=SAMPLE_PER_CORPUS,
-    )
+    # Names and values are drawn apart, half the sample each: years alone make
+    # hundreds of clusters across documents and would otherwise fill it.
+    corpus = documents[0].source_id.split("-")[0] if documents else ""
+    merged = [members for members in clusters if len(members) > 1]
+    sample: list[MergePair] = []
+    for values in (False, True):
+        chosen = [
+            [_spans(e) for e in members]
+            for members in merged
+            if _is_value(_forms(members[:1], texts)[0][0]) == values
+        ]
+        sample += cross_document_pairs(corpus, chosen, texts, per_corpus=SAMPLE_PER_CORPUS // 2)
+    return sorted(sample, key=lambda p: p.key)
 
 
 def _is_value(form: str) -> bool:

@@ -9,8 +9,8 @@ exact same character span.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
-import random
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -233,35 +233,57 @@ def cross_document_pairs(
     *,
     per_corpus: int,
     per_entity_pair: int = 2,
+    per_cluster: int = 2,
     seed: int = 19,
 ) -> list[MergePair]:
     """A deterministic sample of mention pairs across documents that a merge joined.
 
     `clusters` are final entities, each a list of its pre-merge entities' spans. For
     two pre-merge entities of a cluster, a pair is the first span of each in two
-    different documents, for up to `per_entity_pair` pairs of documents.
+    different documents, for up to `per_entity_pair` pairs of documents. At most
+    `per_cluster` pairs are drawn from one cluster: a cluster of n entities has ~n²
+    pairs, and "United States" x 100 documents would otherwise be most of the sample.
     """
     candidates: list[MergePair] = []
     for members in clusters:
-        for i in range(len(members)):
-            for j in range(i + 1, len(members)):
-                # Up to `per_entity_pair` pairs of mentions, each from a different pair
-                # of documents: small corpora make few merges across documents.
-                documents: set[tuple[str, str]] = set()
-                for a in sorted(members[i]):
-                    for b in sorted(members[j]):
-                        if a[0] == b[0] or (a[0], b[0]) in documents:
-                            continue
-                        if len(documents) == per_entity_pair:
-                            break
-                        documents.add((a[0], b[0]))
-                        candidates.append(
-                            MergePair(
-                                corpus, a, b, texts[a[0]][a[1] : a[2]], texts[b[0]][b[1] : b[2]]
-                            )
-                        )
-    random.Random(seed).shuffle(candidates)
+        found = sorted(
+            _cluster_pairs(corpus, members, texts, per_entity_pair),
+            key=lambda p: _draw(p, seed),
+        )
+        candidates.extend(found[:per_cluster])
+    candidates.sort(key=lambda p: _draw(p, seed))
     return sorted(candidates[:per_corpus], key=lambda p: p.key)
+
+
+def _draw(pair: MergePair, seed: int) -> str:
+    """A pair's place in the sample: a hash of its key, so a pair keeps its place
+    (and its label stays in use) when other clusters come or go."""
+    return hashlib.sha256(f"{seed}|{pair.key}".encode()).hexdigest()
+
+
+def _cluster_pairs(
+    corpus: str,
+    members: Sequence[Sequence[Span]],
+    texts: Mapping[str, str],
+    per_entity_pair: int,
+) -> list[MergePair]:
+    candidates: list[MergePair] = []
+    for i in range(len(members)):
+        for j in range(i + 1, len(members)):
+            # Up to `per_entity_pair` pairs of mentions, each from a different pair
+            # of documents: small corpora make few merges across documents.
+            documents: set[tuple[str, str]] = set()
+            for a in sorted(members[i]):
+                for b in sorted(members[j]):
+                    if a[0] == b[0] or (a[0], b[0]) in documents:
+                        continue
+                    if len(documents) == per_entity_pair:
+                        break
+                    documents.add((a[0], b[0]))
+                    candidates.append(
+                        MergePair(corpus, a, b, texts[a[0]][a[1] : a[2]], texts[b[0]][b[1] : b[2]])
+                    )
+    return candidates
 
 
 def context(text: str, start: int, end: int, width: int = 70) -> str:

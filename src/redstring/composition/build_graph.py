@@ -14,8 +14,8 @@ over many documents, projecting and embedding once per batch: on short passages
 the per-document catch-up and model call were most of the ingest time.
 
 **Idempotent.** The document stream remembers the content hash of the last
-extraction; the same text under the same source id appends nothing. Derived ids
-make a repeated entity an upsert even across documents.
+extraction; the same text under the same source id appends nothing. Ids derived
+from the document, type and name make a re-extracted entity an upsert.
 
 **Whole or nothing per document.** If extraction fails (the endpoint is down,
 the model keeps answering malformed JSON), nothing of that document is appended
@@ -28,6 +28,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from redstring.domain.exceptions import InvalidInputError, LlmError
 from redstring.domain.usage import TokenUsage
@@ -43,9 +45,11 @@ from redstring.extraction.offline import OfflineExtractor
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    import numpy.typing as npt
+
     from redstring.composition.workspace import Workspace
     from redstring.domain.entity import Entity
-    from redstring.domain.ids import EntityId, TenantId
+    from redstring.domain.ids import TenantId
     from redstring.extraction.extractor import Extractor
     from redstring.extraction.schemas import DomainSchema
     from redstring.ports.embedding import EmbeddingProvider
@@ -172,8 +176,7 @@ async def build_graphs(
     The log receives exactly what `build_graph` would append for each document (its
     own `DocumentExtracted` on its own stream), but per batch of `batch_size`
     documents the stores catch up once and the entities of the whole batch are
-    embedded in one call and one `EntitiesEmbedded` event. An entity named in two
-    documents of this call is embedded once.
+    embedded in one call and one `EntitiesEmbedded` event, each distinct name once.
     """
     if batch_size < 1:
         raise InvalidInputError(f"batch_size must be at least 1, got {batch_size}")
@@ -189,9 +192,9 @@ async def build_graphs(
     notify = progress or (lambda _: None)
     chosen = extractor if extractor is not None else _extractor_for(provider, domain, gleaning)
     reports: list[GraphBuildReport] = []
-    # Ids embedded earlier in this build: a derived id stands for one normalised
-    # name, so its vector cannot have changed; a corpus repeats its years and places.
-    embedded: set[EntityId] = set()
+    # Names embedded earlier in this build: ids are per document, names recur across
+    # them ("United States"), and a name's vector does not depend on the document.
+    cache = _VectorCache()
     for first in range(0, len(documents), batch_size):
         batch = documents[first : first + batch_size]
         built: list[tuple[GraphBuildReport, list[Entity]]] = []
@@ -213,10 +216,11 @@ async def build_graphs(
             if report.ok and not report.unchanged:
                 notify(BuildProgress(report.source_id, "appended", *(report.total_chunks,) * 2))
         if embeddings is not None:
-            unique = {e.id: e for _, entities in built for e in entities if e.id not in embedded}
+            unique = {e.id: e for _, entities in built for e in entities}
             if unique:
-                await embed_entities(workspace, tenant_id, list(unique.values()), embeddings)
-                embedded.update(unique)
+                await embed_entities(
+                    workspace, tenant_id, list(unique.values()), embeddings, cache=cache
+                )
             for report, entities in built:
                 report.embedded = len(entities)
                 if entities:
@@ -279,23 +283,57 @@ async def _extract_and_append(
     return report, mapped.entities
 
 
+#: Names whose vectors one build keeps (float32, ~1.5 KB each at 384 dimensions).
+MAX_CACHED_NAMES = 20_000
+
+
+class _VectorCache:
+    """Vectors by name for one build, bounded: past the bound new names are not kept."""
+
+    def __init__(self, limit: int = MAX_CACHED_NAMES) -> None:
+        self._limit = limit
+        self._vectors: dict[str, npt.NDArray[np.float32]] = {}
+
+    def get(self, name: str) -> list[float] | None:
+        found = self._vectors.get(name)
+        return None if found is None else [float(x) for x in found]
+
+    def put(self, name: str, vector: list[float]) -> None:
+        if len(self._vectors) < self._limit:
+            self._vectors[name] = np.asarray(vector, dtype=np.float32)
+
+
 async def embed_entities(
     workspace: Workspace,
     tenant_id: TenantId,
     entities: Sequence[Entity],
     embeddings: EmbeddingProvider,
+    *,
+    cache: _VectorCache | None = None,
 ) -> int:
     """Embed `entities` by name, append one `EntitiesEmbedded` event, project it.
 
     The vectors go into the log, not just the store, so `replay` rebuilds the
-    vector store without calling the model again.
+    vector store without calling the model again. Each distinct name is embedded
+    once: ids are per document, so a batch names "United States" many times.
     """
     if embeddings.dimension != workspace.vectors.dimension:
         raise InvalidInputError(
             f"the embedding model gives {embeddings.dimension} dimensions but the workspace "
             f"stores {workspace.vectors.dimension}"
         )
-    vectors = await embeddings.embed([entity.name for entity in entities])
+    known = cache or _VectorCache(limit=0)
+    by_name: dict[str, list[float]] = {}
+    for entity in entities:
+        found = known.get(entity.name)
+        if found is not None:
+            by_name[entity.name] = found
+    names = [n for n in dict.fromkeys(e.name for e in entities) if n not in by_name]
+    if names:
+        for name, vector in zip(names, await embeddings.embed(names), strict=True):
+            by_name[name] = vector
+            known.put(name, vector)
+    vectors = [by_name[entity.name] for entity in entities]
     event = EntitiesEmbedded(
         tenant_id=tenant_id,
         model=embeddings.model_name,

@@ -231,6 +231,11 @@ LOCATION_TYPES = frozenset(
 )
 
 
+#: Value keys that name one thing wherever they are read (a day, a year, a decade,
+#: a century); every other value ("Monday", "3", "$5 million") is its text's own.
+ABSOLUTE_VALUES = ("date:", "decade:", "century:")
+
+
 def _kind(entity: Entity) -> str:
     type_key = normalize_name(entity.entity_type)
     if type_key in GROUP_TYPES:
@@ -313,8 +318,13 @@ def _fuzzy(a: Sequence[str], b: Sequence[str]) -> bool:
     if len(differing) != 1:
         return False
     x, y = differing[0]
+    # One word extending the other is a derivation, not a slip: "Guinea" / "Guinean",
+    # "Korea" / "Korean" (a doubled last letter is a slip: "Nobel" / "Nobell").
+    short, long = sorted((x, y), key=len)
+    derived = long.startswith(short) and long[len(short) :] != short[-1:]
     return (
-        min(len(x), len(y)) >= 4
+        not derived
+        and min(len(x), len(y)) >= 4
         and x[0] == y[0]
         and JaroWinkler.normalized_similarity(x, y) >= FUZZY_TOKEN
     )
@@ -393,10 +403,30 @@ class _Model:
             frozenset(index[n] for n in (neighbours or {}).get(e.id, set()) if n in index)
             for e in entities
         ]
+        # Context is read by name, not by entity: ids are per document (ADR 0012), so
+        # two documents share names, never entities. A name's weight is its inverse
+        # document frequency over this tenant's documents.
         documents = max(len(self.members), 1)
-        self.idf = [math.log(1.0 + documents / max(len(m.docs), 1)) for m in self.mentions]
-        names = [i for i, m in enumerate(self.mentions) if m.kind != "value"]
-        self.mean_idf = float(np.mean([self.idf[i] for i in names])) if names else 1.0
+        name_docs: dict[str, set[str]] = defaultdict(set)
+        for m in self.mentions:
+            if m.kind != "value":
+                name_docs[m.core].update(m.docs)
+        self.name_idf = {
+            name: math.log(1.0 + documents / max(len(docs), 1)) for name, docs in name_docs.items()
+        }
+        self.doc_names: dict[str, frozenset[str]] = {
+            doc: frozenset(self.mentions[i].core for i in found if self.mentions[i].kind != "value")
+            for doc, found in self.members.items()
+        }
+        self.mean_idf = float(np.mean(list(self.name_idf.values()))) if self.name_idf else 1.0
+        self._contexts: dict[int, frozenset[str]] = {}
+        # Which names carry each word, for `distinctive`.
+        self.token_names: dict[str, set[frozenset[str]]] = defaultdict(set)
+        for m in self.mentions:
+            if m.kind != "value":
+                for token in set(m.tokens) - _CONNECTORS:
+                    self.token_names[token].add(frozenset(m.tokens))
+        self._distinctive: dict[tuple[str, ...], bool] = {}
         self._relations: dict[tuple[int, int], Relation] = {}
         self._containers: dict[tuple[int, str], frozenset[int]] = {}
 
@@ -446,12 +476,33 @@ class _Model:
             return P_WEAK
         return P_EVIDENCE * support / (support + against + neutral / 2)
 
-    def context(self, i: int) -> set[int]:
-        out: set[int] = set(self.neighbours[i])
-        for doc in self.mentions[i].docs:
-            out.update(self.members[doc])
-        out.discard(i)
-        return {c for c in out if self.mentions[c].kind != "value"}
+    def context(self, i: int) -> frozenset[str]:
+        """The names mentioned with mention `i` (in its documents, or as its neighbours)."""
+        found = self._contexts.get(i)
+        if found is None:
+            linked = (self.mentions[n] for n in self.neighbours[i])
+            names = {m.core for m in linked if m.kind != "value"}
+            for doc in self.mentions[i].docs:
+                names.update(self.doc_names[doc])
+            found = frozenset(names)
+            self._contexts[i] = found
+        return found
+
+    def distinctive(self, i: int) -> bool:
+        """Whether the name has a word that no other name of the tenant carries, except
+        its own shorter forms: "Walken" in "Christopher Walken", "Oswald" in "Lee
+        Harvey Oswald" (and "Oswald"). "Labour Party", "Olympic Games" or "New York"
+        share every word with other names ("Irish Labour Party", "Summer Olympic
+        Games", "New York City"): their words describe, and many things carry them."""
+        tokens = self.mentions[i].tokens
+        found = self._distinctive.get(tokens)
+        if found is None:
+            own = frozenset(tokens)
+            found = any(
+                all(name <= own for name in self.token_names[token]) for token in own - _CONNECTORS
+            )
+            self._distinctive[tokens] = found
+        return found
 
     def context_evidence(self, i: int, j: int) -> float:
         """How much of the smaller context the two share, and how much that is.
@@ -459,11 +510,12 @@ class _Model:
         A name read in many documents has a large context that overlaps anything;
         the share of the smaller context keeps that from counting as agreement.
         """
-        left, right = self.context(i) - {j}, self.context(j) - {i}
-        overlap = sum(self.idf[c] for c in left & right)
+        own = {self.mentions[i].core, self.mentions[j].core}
+        left, right = self.context(i) - own, self.context(j) - own
+        overlap = sum(self.name_idf[c] for c in left & right)
         if overlap == 0.0:
             return P_WEAK
-        smaller = min(sum(self.idf[c] for c in left), sum(self.idf[c] for c in right))
+        smaller = min(sum(self.name_idf[c] for c in left), sum(self.name_idf[c] for c in right))
         strength = 1.0 - math.exp(-overlap / (CONTEXT_SCALE * self.mean_idf))
         return P_WEAK + (P_EVIDENCE - P_WEAK) * min(strength, overlap / smaller)
 
@@ -476,20 +528,34 @@ class _Model:
             return 0.0
         if found is Relation.WEAK:
             return P_WEAK
+        shared = bool(a.docs & b.docs)
         if found is Relation.EQUAL:
-            if a.kind == "value" or a.docs & b.docs:
+            if shared:
                 return P_EQUAL
+            if a.kind == "value":
+                # "Monday", "3", "$5 million" mean something else in every text; a
+                # full date or a year is the same day or year wherever it is read.
+                return P_EQUAL if a.value and a.value.startswith(ABSOLUTE_VALUES) else 0.0
             if a.type_key != b.type_key:
                 # The same word typed two ways in two texts ("Dublin" the guess, Dublin
                 # the place) is as often two things: only a shared text says it is one.
                 return P_WEAK
-            single_person = a.kind == "person" and len(a.tokens) == 1
-            return self.context_evidence(i, j) if single_person else P_EQUAL
+            # One word names many things across a corpus ("Milan", "Punjab",
+            # "Kennedy"), and so do names made of words other names carry ("Labour
+            # Party"): across texts they are one only when the texts agree. A listed
+            # name of several words ("United States") or one with a word of its own
+            # ("Christopher Walken") is specific enough alone.
+            # An initial or a regnal number is no second word: "Leopold I" (emperor,
+            # king, duke) is as ambiguous as "Leopold".
+            words = sum(len(t) > 1 for t in a.tokens)
+            specific = words > 1 and (a.alias is not None or self.distinctive(i))
+            return P_EQUAL if specific else self.context_evidence(i, j)
         uncertain = min(a.confidence, b.confidence) < MIN_FUZZY_CONFIDENCE
         known = (a.alias is not None and a.alias == b.alias) or (
             a.kind == "person" and a.acronym is None and b.acronym is None
         )
-        if found is Relation.ALIAS and known and not uncertain:
+        one_word = max(len(a.tokens), len(b.tokens)) == 1
+        if found is Relation.ALIAS and known and not uncertain and (shared or not one_word):
             return P_KNOWN_ALIAS
         short, long = (i, j) if len(a.tokens) <= len(b.tokens) else (j, i)
         in_documents = self.document_evidence(short, long)

@@ -5,7 +5,9 @@ tenant id is expected, while the runtime value stays a plain `UUID`.
 
 Derived ids (`uuid5`) make ingestion idempotent: the same tenant, type and
 normalized name always yield the same `EntityId`, so ingesting a document twice
-upserts rather than duplicates.
+upserts rather than duplicates. Text extraction scopes them to the document as
+well (`document_entity_id`): the same word in two documents may name two things
+("Milan", Italy / New Hampshire), so only the resolver joins them (ADR 0012).
 """
 
 from __future__ import annotations
@@ -37,6 +39,16 @@ def tenant_id_for(name: str) -> TenantId:
 def derived_entity_id(tenant_id: TenantId, entity_type: str, normalized_name: str) -> EntityId:
     """The id an extracted entity gets: same tenant, type and name -> same id."""
     return EntityId(uuid5(_NAMESPACE, f"entity:{tenant_id}:{entity_type}:{normalized_name}"))
+
+
+def document_entity_id(
+    tenant_id: TenantId, source_id: str, entity_type: str, normalized_name: str
+) -> EntityId:
+    """The id a mention extracted from text gets: same tenant, document, type and
+    name -> same id; the same name in another document is another entity."""
+    return EntityId(
+        uuid5(_NAMESPACE, f"entity:{tenant_id}:doc:{source_id}:{entity_type}:{normalized_name}")
+    )
 
 
 def derived_relationship_id(

@@ -1,11 +1,14 @@
 """From per-chunk extractions to domain `Entity` and `Relationship` values.
 
-Ids are derived (`derived_entity_id`, `derived_relationship_id`): the same
-tenant, type and normalized name is the same entity, in this document and in
-the next, so re-ingesting a document upserts. Within a document, mentions that
-map to one id are merged here: provenance is the union (one record per chunk
-and span), confidence the highest seen, properties the union with the first
-value kept on a conflict (the earliest mention is the one a reader meets first).
+Ids are derived (`document_entity_id`, `derived_relationship_id`): the same
+tenant, document, type and normalized name is the same entity, so re-ingesting a
+document upserts. The same name in another document is another entity: one word
+names many things across a corpus ("Milan" in Italy and in New Hampshire, this
+"Monday" and that one), and only the resolver, reading context, may join them
+(ADR 0012). Within a document, mentions that map to one id are merged here:
+provenance is the union (one record per chunk and span), confidence the highest
+seen, properties the union with the first value kept on a conflict (the earliest
+mention is the one a reader meets first).
 
 Provenance spans are *document* offsets (chunk offset + `chunk.start`), one
 provenance per occurrence the extractor reported: mention-level evaluation and
@@ -28,8 +31,8 @@ from redstring.domain.entity import Entity
 from redstring.domain.ids import (
     EntityId,
     TenantId,
-    derived_entity_id,
     derived_relationship_id,
+    document_entity_id,
 )
 from redstring.domain.normalization import normalize_name
 from redstring.domain.provenance import Provenance
@@ -129,7 +132,7 @@ def map_document(
             normalized = normalize_name(mention.name)
             if not normalized:
                 continue
-            entity_id = derived_entity_id(tenant_id, mention.entity_type, normalized)
+            entity_id = document_entity_id(tenant_id, source_id, mention.entity_type, normalized)
             spans: Sequence[tuple[int, int] | None] = mention.spans or (None,)
             provenance = [
                 Provenance(

@@ -233,8 +233,12 @@ _DATE = re.compile(
     rf"|\d{{1,2}}\s+(?:{_MONTH})\.?(?:\s+\d{{4}})?"
     rf"|(?:{_MONTH})\.?\s+\d{{4}}"
     rf"|(?:{'|'.join(sorted(WEEKDAYS))})"
-    r"|(?<![\d$.,])(?:1[5-9]\d\d|20\d\d)(?![\d,.]\d))\b"
+    r"|(?<![\d$.,])(?:1[5-9]\d\d|20\d\d)(?![\d,.]\d)"
+    # Not a year: a season ("1983–84"), a clock time ("1700 GMT").
+    r"(?!\s?[–-]\s?\d\d(?!\d))(?!\s*(?:GMT|UTC|EST|EDT|CET|hours|hrs)\b))\b"
 )
+#: A year-shaped number after a ticker or code is an identifier: "TSE 1503".
+_CODE_BEFORE = re.compile(r"(?<![\w.])(?!(?:AD|BC|BCE|CE)\s)[A-Z]{2,6}\s$")
 _MONEY = re.compile(
     r"[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|trillion|thousand))?"
     r"|\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|trillion|thousand))?\s+"
@@ -257,14 +261,24 @@ _CARDINALS = sorted(
     reverse=True,
 )
 _NUMBER = re.compile(
-    r"(?<![\w.,$€£-])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w%]|,\d)"
-    r"|(?<![\w.,$€£:-])\d+(?:\.\d+)?(?:\s+(?:million|billion|thousand))?(?![\w%.,]\d|[\w%])"
+    r"(?<![\w.,$€£+/#–—-])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w%]|,\d)"
+    r"|(?<![\w.,$€£:+/#–—-])\d+(?:\.\d+)?(?:\s+(?:million|billion|thousand))?(?![\w%.,]\d|[\w%+])"
     rf"|\b(?i:{'|'.join(_CARDINALS)})(?:(?:\s*-\s*|\s)(?i:{'|'.join(_CARDINALS)}))*\b"
 )
 #: Where a number is part of something else: "Flight 007", "Region 2" (a name before
-#: it), "2 , 000" (a tokenised thousands separator), "2003–04", "3 p.m.", "John 4:23".
-_NUMBER_INSIDE_BEFORE = re.compile(r"(?:(?<![\w.])[A-Z][\w’'-]*\s|\d\s?,\s?|\d{4}\s?[–-]\s?)$")
-_NUMBER_INSIDE_AFTER = re.compile(r"^(?:\s?,\s?\d{3}\b|\s?(?:a\.m|p\.m|am\b|pm\b)|:\d|\s?-\s?\d)")
+#: it), "p 6", "pp. 12", "vol. 3" (a page or part), "2 , 000" (a tokenised thousands
+#: separator), "2003–04", "12–16 mm", "ASEAN+3", "3 p.m.", "John 4:23", "Thirty - first".
+_NUMBER_INSIDE_BEFORE = re.compile(
+    r"(?:(?<![\w.])[A-Z][\w’'-]*\s|(?<![\w.])(?:p|pp|vol|ch|fig|no|art|sec|para)\.?\s"
+    r"|\d\s?,\s?|\d{4}\s?[–-]\s?)$"
+)
+_NUMBER_INSIDE_AFTER = re.compile(
+    r"^(?:\s?,\s?\d{3}\b|\s*(?:a\.m|p\.m|am\b|pm\b)|:\d|\s?[-–]\s?\d"
+    r"|\s?[-–]\s?(?i:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)\b)"
+)
+#: A spelled number written capitalised inside a sentence is a title's word, not a
+#: count: "Hold On to Sixteen", "the Thirty Years' War", "the Four Tops".
+_SENTENCE_OPENING = re.compile(r"(?:^|[.!?:;\n])\s*[\"'“‘(]?\s*$")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*\s+|\n")
 _ACRONYM = re.compile(r"^(?:[A-Z]{2,6}|(?:[A-Z]\.){2,4})$")
 
@@ -442,9 +456,21 @@ class OfflineExtractor:
             (_NUMBER, NUMBER),
         ):
             for match in pattern.finditer(text):
+                if (
+                    pattern is _DATE
+                    and match.group().isdigit()
+                    and _CODE_BEFORE.search(text[max(0, match.start() - 8) : match.start()])
+                ):
+                    continue
                 if pattern is _NUMBER and (
                     _NUMBER_INSIDE_BEFORE.search(text[max(0, match.start() - 30) : match.start()])
-                    or _NUMBER_INSIDE_AFTER.match(text[match.end() : match.end() + 8])
+                    or _NUMBER_INSIDE_AFTER.match(text[match.end() : match.end() + 12])
+                    or (
+                        match.group()[:1].isupper()
+                        and not _SENTENCE_OPENING.search(
+                            text[max(0, match.start() - 30) : match.start()]
+                        )
+                    )
                 ):
                     continue
                 if free(match.start(), match.end()):

@@ -54,3 +54,13 @@ def test_cross_document_sample_is_deterministic_and_crosses_documents() -> None:
     (pair,) = first
     assert (pair.left_form, pair.right_form) == ("Ann Lee", "Lee")
     assert pair.left[0] != pair.right[0]
+
+
+def test_cross_document_sample_caps_pairs_per_cluster() -> None:
+    """Catches: one large cluster ("United States" in 100 documents) filling the sample."""
+    texts = {doc: "Ohio Lee" for doc in "abcdefgh"}
+    big = [[(doc, 0, 4)] for doc in "abcdef"]
+    small = [[("g", 5, 8)], [("h", 5, 8)]]
+    sample = cross_document_pairs("c", [big, small], texts, per_corpus=10, per_cluster=2)
+    forms = sorted(p.left_form for p in sample)
+    assert forms == ["Lee", "Ohio", "Ohio"]

@@ -8,6 +8,7 @@ from uuid import uuid4
 import pytest
 
 from redstring.composition.build_graph import BuildProgress, build_graph, build_graphs
+from redstring.composition.consolidation import Consolidator
 from redstring.composition.workspace import Workspace
 from redstring.domain.exceptions import InvalidInputError, MalformedOutputError
 from redstring.domain.ids import TenantId
@@ -90,9 +91,11 @@ async def test_the_same_document_twice_adds_nothing(workspace: Workspace) -> Non
     assert await workspace.graph.count_entities(tenant) == 3
 
 
-async def test_the_same_entity_in_two_documents_is_one_entity_with_both_sources(
+async def test_the_same_name_in_two_documents_is_joined_by_the_resolver_not_at_ingest(
     workspace: Workspace,
 ) -> None:
+    """Catches: ingest joining two documents' mentions by name alone (ADR 0012), or
+    consolidation failing to join an equal full name across documents."""
     tenant = TenantId(uuid4())
     for source in ("a.txt", "b.txt"):
         await build_graph(
@@ -101,6 +104,10 @@ async def test_the_same_entity_in_two_documents_is_one_entity_with_both_sources(
             tenant_id=tenant,
             source_id=source,
         )
+    named = [e for e in await workspace.graph.list_entities(tenant) if e.name == "Ada Lovelace"]
+    assert sorted(p.source_id for e in named for p in e.provenance) == ["a.txt", "b.txt"]
+    assert len(named) == 2
+    await Consolidator(workspace).consolidate(tenant)
     [ada] = [e for e in await workspace.graph.list_entities(tenant) if e.name == "Ada Lovelace"]
     assert {p.source_id for p in ada.provenance} == {"a.txt", "b.txt"}
 
@@ -211,7 +218,8 @@ async def test_many_documents_log_the_same_events_with_one_model_call_per_batch(
         (e.name, len(e.provenance)) for e in await one_by_one.graph.list_entities(tenant)
     )
     assert batched == single
-    assert len(await workspace.vectors.search([0.1] * 384, tenant, k=10)) == 4
+    # One vector per entity (ids are per document), one model call per distinct name.
+    assert len(await workspace.vectors.search([0.1] * 384, tenant, k=10)) == 6
     again = await build_graphs(documents[:1], workspace=workspace, tenant_id=tenant)
     assert again[0].unchanged
 

@@ -90,9 +90,17 @@ def test_known_aliases_and_acronyms_decide_for() -> None:
     )
     assert (
         pair_probability(
-            mention("Wash.", "Location", "d1"), mention("Washington", "Location", "d2")
+            mention("Wash.", "Location", "d1"), mention("Washington", "Location", "d1")
         )
         >= 0.9
+    )
+    # One word on both sides is ambiguous across texts (Washington, D.C. / Fort Lewis,
+    # Wash.): the list alone does not join them there.
+    assert (
+        pair_probability(
+            mention("Wash.", "Location", "d1"), mention("Washington", "Location", "d2")
+        )
+        < 0.5
     )
     assert (
         pair_probability(
@@ -159,6 +167,51 @@ def test_across_documents_context_decides() -> None:
     )
 
 
+def test_one_word_across_documents_needs_agreeing_texts() -> None:
+    """Catches: "Milan" (Italy) and "Milan" (New Hampshire) joined across two texts on the
+    equal word alone, or two texts about one Milan kept apart although their other names
+    agree (names, not entities: each text has its own entities, ADR 0012)."""
+    italy, new_hampshire = mention("Milan", "Location", "a"), mention("Milan", "Location", "b")
+    context = [
+        mention("Florence", "Location", "a"),
+        mention("Duchy of Savoy", "Location", "a"),
+        mention("Lombardy", "Location", "a"),
+        mention("Groveton", "Location", "b"),
+        mention("New Hampshire Route 11", "Location", "b"),
+    ]
+    assert pair_probability(italy, new_hampshire, *context) < 0.5
+    lombardy = mention("Milan", "Location", "c")
+    same = [
+        *context,
+        mention("Florence", "Location", "c"),
+        mention("Duchy of Savoy", "Location", "c"),
+        mention("Lombardy", "Location", "c"),
+    ]
+    assert pair_probability(italy, lombardy, *same) > 0.5
+    # A full name is specific enough on its own.
+    assert (
+        pair_probability(
+            mention("Ada Lovelace", "Person", "a"), mention("Ada Lovelace", "Person", "b")
+        )
+        == P_EQUAL
+    )
+
+
+def test_values_that_depend_on_their_text_stay_in_it() -> None:
+    """Catches: "Monday" or "3" of one text joined to another text's, while one full date
+    or one year is the same wherever it is read."""
+    for name, entity_type in (("Monday", "Date"), ("3", "Number"), ("$5 million", "Money")):
+        assert (
+            pair_probability(mention(name, entity_type, "a"), mention(name, entity_type, "b"))
+            == 0.0
+        ), name
+        assert (
+            pair_probability(mention(name, entity_type, "a"), mention(name, entity_type, "a"))
+            == P_EQUAL
+        ), name
+    assert pair_probability(mention("1968", "Date", "a"), mention("1968", "Date", "b")) == P_EQUAL
+
+
 def test_groups_and_low_confidence_guesses_do_not_fuzzy_merge() -> None:
     """Catches: 'American' absorbing 'French', a catch-all guess joining by containment."""
     assert (
@@ -218,3 +271,19 @@ def test_a_guessed_type_or_an_acronym_joins_across_texts_only_with_a_shared_text
         mention("D.C.", "Location", "a"), mention("Dodge City", "Location", "b"), *places
     )
     assert acronym < 0.5
+
+
+def test_a_given_name_and_number_or_a_derived_word_is_not_specific() -> None:
+    """Catches: "Leopold I" (emperor) and "Leopold I" (duke) of two texts joined as a full
+    name, and "Equatorial Guinean" taken for a misspelt "Equatorial Guinea"."""
+    assert (
+        pair_probability(mention("Leopold I", "Person", "a"), mention("Leopold I", "Person", "b"))
+        < 0.5
+    )
+    assert (
+        pair_probability(
+            mention("Equatorial Guinea", "Location", "a"),
+            mention("Equatorial Guinean", "Location", "a"),
+        )
+        < 0.5
+    )

@@ -161,3 +161,30 @@ def test_offline_leaves_numbers_that_are_part_of_something_else() -> None:
     """Catches: 'Flight 007', '7 , 000', '2003–04' and '3 p.m.' merged with counts as values."""
     text = "Flight 007 sent 7 , 000 ducks in the 2003–04 season at 3 p.m. after John 4:23 ."
     assert [f.name for f in OfflineExtractor()._find(text) if f.entity_type == "Number"] == []
+
+
+def test_offline_leaves_numbers_inside_titles_and_identifiers() -> None:
+    """Catches: page numbers, "ASEAN+3", ranges, clock times, ordinal compounds and a
+    capitalised spelled number inside a title emitted as counts (the cross-document
+    value merges of issue 19's labelled sample)."""
+    text = (
+        "GAZETA 23 Jun 94 p 6 , see pp. 12 . The ASEAN+3 rounds ran from 7   am to 9   pm "
+        'with 12–16   mm wings . The Thirty - first Congress heard " Hold On to Sixteen " .'
+    )
+    numbers = [f.name for f in OfflineExtractor()._find(text) if f.entity_type == "Number"]
+    assert numbers == []
+    # Counts stay counts, a capitalised one at a sentence's start too.
+    kept = "Thirty people died . He had 40 sheep and three dogs ."
+    found = [f.name for f in OfflineExtractor()._find(kept) if f.entity_type == "Number"]
+    assert found == ["Thirty", "40", "three"]
+
+
+def test_offline_year_shaped_codes_times_and_seasons_are_not_dates() -> None:
+    """Catches: "1700 GMT", "TSE 1503" and "the 1983–84 season" read as the years 1700,
+    1503 and 1983 (and joined across texts with those years)."""
+    text = "Radio 1700 GMT 7 Apr 94 , shares ( TSE 1503 ) rose in the 1983–84 season ."
+    dates = [f.name for f in OfflineExtractor()._find(text) if f.entity_type == "Date"]
+    assert dates == ["7 Apr"]
+    kept = "In 1990 he left , and in AD 1503 it fell ; from 1860–1865 it grew ."
+    found = [f.name for f in OfflineExtractor()._find(kept) if f.entity_type == "Date"]
+    assert found == ["1990", "1503", "1860", "1865"]

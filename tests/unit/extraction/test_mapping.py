@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from redstring.domain.ids import derived_entity_id, derived_relationship_id, tenant_id_for
+from redstring.domain.ids import derived_relationship_id, document_entity_id, tenant_id_for
 from redstring.extraction.chunking import Chunk
 from redstring.extraction.extractor import ChunkExtraction, EntityMention, RelationMention
 from redstring.extraction.mapping import map_document
@@ -57,7 +57,7 @@ def test_ids_provenance_and_merge_within_document() -> None:
         ],
         observed_at=WHEN,
     )
-    ada_id = derived_entity_id(TENANT, "Person", "ada lovelace")
+    ada_id = document_entity_id(TENANT, "doc-1", "Person", "ada lovelace")
     ada = next(e for e in graph.entities if e.id == ada_id)
     assert len(graph.entities) == 2
     assert ada.name == "Ada Lovelace"
@@ -71,7 +71,7 @@ def test_ids_provenance_and_merge_within_document() -> None:
         p.source_id == "doc-1" and p.model == "m1" and p.observed_at == WHEN for p in ada.provenance
     )
     (edge,) = graph.relationships
-    babbage_id = derived_entity_id(TENANT, "Person", "babbage")
+    babbage_id = document_entity_id(TENANT, "doc-1", "Person", "babbage")
     assert edge.id == derived_relationship_id(TENANT, ada_id, "KNOWS", babbage_id)
     assert (edge.source_id, edge.target_id, edge.confidence) == (ada_id, babbage_id, 0.7)
     assert len(edge.provenance) == 2
@@ -122,3 +122,17 @@ def test_every_reported_occurrence_gets_its_own_provenance() -> None:
     )
     (booth,) = graph.entities
     assert [(p.char_start, p.char_end) for p in booth.provenance] == [(10, 15), (20, 25)]
+
+
+def test_the_same_name_in_two_documents_is_two_entities_until_resolved() -> None:
+    """Catches: a tenant-wide id joining "Milan" (Italy) and "Milan" (New Hampshire)
+    at ingest, before any resolver reads their contexts."""
+    chunk = Chunk(0, "Milan is far.", 0, 13)
+    first, second, again = (
+        map_document(
+            TENANT, doc, [extraction(chunk, [EntityMention("Milan", "Location", ((0, 5),))])]
+        )
+        for doc in ("italy.txt", "new-hampshire.txt", "italy.txt")
+    )
+    assert first.entities[0].id != second.entities[0].id
+    assert first.entities[0].id == again.entities[0].id  # re-ingesting a document upserts
