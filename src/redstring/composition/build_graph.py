@@ -26,10 +26,9 @@ would otherwise be marked done by its content hash and never completed.
 from __future__ import annotations
 
 import hashlib
+from array import array
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from redstring.domain.exceptions import InvalidInputError, LlmError
 from redstring.domain.usage import TokenUsage
@@ -44,8 +43,6 @@ from redstring.extraction.offline import OfflineExtractor
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-
-    import numpy.typing as npt
 
     from redstring.composition.workspace import Workspace
     from redstring.domain.entity import Entity
@@ -218,9 +215,7 @@ async def build_graphs(
         if embeddings is not None:
             unique = {e.id: e for _, entities in built for e in entities}
             if unique:
-                await embed_entities(
-                    workspace, tenant_id, list(unique.values()), embeddings, cache=cache
-                )
+                await _embed(workspace, tenant_id, list(unique.values()), embeddings, cache)
             for report, entities in built:
                 report.embedded = len(entities)
                 if entities:
@@ -283,8 +278,8 @@ async def _extract_and_append(
     return report, mapped.entities
 
 
-#: Names whose vectors one build keeps (float32, ~1.5 KB each at 384 dimensions).
-MAX_CACHED_NAMES = 20_000
+#: Names whose vectors one build keeps (~3 KB each at 384 dimensions, ~30 MB in all).
+MAX_CACHED_NAMES = 10_000
 
 
 class _VectorCache:
@@ -292,15 +287,15 @@ class _VectorCache:
 
     def __init__(self, limit: int = MAX_CACHED_NAMES) -> None:
         self._limit = limit
-        self._vectors: dict[str, npt.NDArray[np.float32]] = {}
+        self._vectors: dict[str, array[float]] = {}
 
     def get(self, name: str) -> list[float] | None:
         found = self._vectors.get(name)
-        return None if found is None else [float(x) for x in found]
+        return None if found is None else found.tolist()
 
     def put(self, name: str, vector: list[float]) -> None:
         if len(self._vectors) < self._limit:
-            self._vectors[name] = np.asarray(vector, dtype=np.float32)
+            self._vectors[name] = array("d", vector)
 
 
 async def embed_entities(
@@ -308,8 +303,6 @@ async def embed_entities(
     tenant_id: TenantId,
     entities: Sequence[Entity],
     embeddings: EmbeddingProvider,
-    *,
-    cache: _VectorCache | None = None,
 ) -> int:
     """Embed `entities` by name, append one `EntitiesEmbedded` event, project it.
 
@@ -317,12 +310,21 @@ async def embed_entities(
     vector store without calling the model again. Each distinct name is embedded
     once: ids are per document, so a batch names "United States" many times.
     """
+    return await _embed(workspace, tenant_id, entities, embeddings, _VectorCache(limit=0))
+
+
+async def _embed(
+    workspace: Workspace,
+    tenant_id: TenantId,
+    entities: Sequence[Entity],
+    embeddings: EmbeddingProvider,
+    known: _VectorCache,
+) -> int:
     if embeddings.dimension != workspace.vectors.dimension:
         raise InvalidInputError(
             f"the embedding model gives {embeddings.dimension} dimensions but the workspace "
             f"stores {workspace.vectors.dimension}"
         )
-    known = cache or _VectorCache(limit=0)
     by_name: dict[str, list[float]] = {}
     for entity in entities:
         found = known.get(entity.name)
