@@ -310,6 +310,17 @@ def _covers(short: Sequence[str], long: Sequence[str], person: bool) -> bool:
     return True
 
 
+#: Words after which a name is the complement of a longer one ("Battle of Homs").
+_OF = frozenset(_words("of de di du des del da"))
+
+
+def _complement(short: Sequence[str], long: Sequence[str]) -> bool:
+    """`short` follows an "of" inside `long` and ends it: "Homs" in "Battle of Homs"."""
+    width = len(short)
+    start = len(long) - width
+    return start > 0 and tuple(long[start:]) == tuple(short) and long[start - 1] in _OF
+
+
 def _fuzzy(a: Sequence[str], b: Sequence[str]) -> bool:
     """Equal multi-word names but for one token that is a close misspelling."""
     if len(a) != len(b) or len(a) < 2:
@@ -362,6 +373,11 @@ def relation(a: _Mention, b: _Mention) -> Relation:
         return Relation.EQUAL if a_marks == b_marks else Relation.CONTAINED
     person = "person" in (a.kind, b.kind)
     short, long = (a, b) if len(a.tokens) <= len(b.tokens) else (b, a)
+    sure_person = any(m.kind == "person" and m.confidence >= MIN_FUZZY_CONFIDENCE for m in (a, b))
+    if not sure_person and _complement(short.tokens, long.tokens):
+        # "Battle of Homs" / "Homs", "University of Pennsylvania" / "Pennsylvania":
+        # the name after "of" is what the longer one is about, not it.
+        return Relation.DISTINCT
     if _covers(short.tokens, long.tokens, person):
         if len(short.tokens) == len(long.tokens):
             return Relation.ALIAS  # nicknames or initials, token for token

@@ -2,12 +2,17 @@
 
 What it finds, per chunk, with the rule that fires first:
 
+- Concept (0.5): a title in quotes ("Hold On to Sixteen", "Hole in Your Soul"), its
+  small words and numbers included, when every longer word is capitalised.
 - Money (0.9): `$`/`€`/`£` amounts, "N million dollars".
 - Percent (0.9): "20 %", "3.5 percent".
 - Date (0.9): decades and centuries ("the 1960s", "the early 20th century"), month
   with day and/or year, weekdays, standalone years 1500-2099.
 - Number (0.9): digits ("6,000", "40", "2.5 million") and spelled counts ("two",
-  "forty-one"; not "one", which is mostly a pronoun).
+  "forty-one"; not "one", which is mostly a pronoun), with a unit that follows
+  ("four years", "66 km", "three - year"); not a rank ("number 9", "top 40"), a page
+  ("p 6"), a part of a name ("ASEAN+3"), a range's end, a clock time, or a
+  capitalised word inside a title ("Hold On to Sixteen").
 - Group (0.8): a lone nationality or group adjective ("American", "Soviet",
   "Catholic"): never a Person, Location or Organization, so never fuzzy-merged.
 - Dropped: a run made only of titles and ranks ("King", "Prime Minister", "Duke").
@@ -21,14 +26,23 @@ What it finds, per chunk, with the rule that fires first:
 - Organization (0.6): a lone ALL-CAPS word of 2-6 letters, or dotted (U.N.).
 - Person (0.7): one word equal to the last word of a Person found earlier in the chunk.
 - Person (0.6 / 0.5): a word before "said"/"told"; any 2-4 word Titlecase run.
-- Concept (0.3): any other capitalised run that does not start a sentence.
+- Concept (0.3): any other capitalised run that does not start a sentence, or that
+  does and has several words, or one word the sentence defines ("Odessa is a ...").
+- A single word opening a sentence is a name when the chunk names it elsewhere
+  ("Villanova is small ... at Villanova"), with that name's type.
+- A year next to an event's name joins it: "2010 Winter Olympics", "Eurovision Song
+  Contest 2009" (Concept).
 
 Capitalised runs are maximal sequences of capitalised words joined by single
-spaces, which may contain connectors ("of", "de", "van", "&", and "and" only
-inside an organisation name). A sentence-initial function word ("The", "In",
-"He", ...) is dropped from a run. A person's title stays in the name, as
-written ("President Lincoln"): spans are the text, and resolution later
-decides whether "Lincoln" is the same entity.
+spaces or a spaced hyphen ("Rhineland - Palatinate", not between two demonyms),
+which may contain connectors ("of", "de", "von der", "&", and "and" only inside an
+organisation name; "of" after an organisation or place head, or after one word that
+is no title, office or known place: "Order of the Rising Sun", "Call of Duty"). A
+number right after a run belongs to it ("Atari 2600"). A run stops at a sentence
+that starts after an abbreviation ("the U.S. It was"). A sentence-initial
+function word ("The", "In", "He", ...) is dropped from a run. A person's title
+stays in the name, as written ("President Lincoln"): spans are the text, and
+resolution later decides whether "Lincoln" is the same entity.
 
 What it cannot do:
 
@@ -266,10 +280,12 @@ _NUMBER = re.compile(
     rf"|\b(?i:{'|'.join(_CARDINALS)})(?:(?:\s*-\s*|\s)(?i:{'|'.join(_CARDINALS)}))*\b"
 )
 #: Where a number is part of something else: "Flight 007", "Region 2" (a name before
-#: it), "p 6", "pp. 12", "vol. 3" (a page or part), "2 , 000" (a tokenised thousands
+#: it), "p 6", "pp. 12", "vol. 3" (a page or part), "number 9", "No . 1", "top 40", "# 49"
+#: (a rank), "2 , 000" (a tokenised thousands
 #: separator), "2003–04", "12–16 mm", "ASEAN+3", "3 p.m.", "John 4:23", "Thirty - first".
 _NUMBER_INSIDE_BEFORE = re.compile(
     r"(?:(?<![\w.])[A-Z][\w’'-]*\s|(?<![\w.])(?:p|pp|vol|ch|fig|no|art|sec|para)\.?\s"
+    r"|(?<![\w.])(?:number|No \.|top|top -)\s|#\s?"
     r"|\d\s?,\s?|\d{4}\s?[–-]\s?)$"
 )
 _NUMBER_INSIDE_AFTER = re.compile(
@@ -279,6 +295,23 @@ _NUMBER_INSIDE_AFTER = re.compile(
 #: A spelled number written capitalised inside a sentence is a title's word, not a
 #: count: "Hold On to Sixteen", "the Thirty Years' War", "the Four Tops".
 _SENTENCE_OPENING = re.compile(r"(?:^|[.!?:;\n])\s*[\"'“‘(]?\s*$")
+#: A title in quotes ("Hold On to Sixteen", "Get on the Carousel"): one name, whatever
+#: its small words and numbers; tokenised text spaces the quotes off.
+_QUOTED = re.compile(r'(?:(?<=\s)|^)["“]\s?([^"“”\n]{1,120}?)\s?["”](?=\s|$|[,.;:)])')
+_MAX_TITLE_WORDS = 10
+_DEFINES = re.compile(r" (?:\(|(?:is|was|are|were) (?:a|an|the)\b)")
+_NAME_NUMBER = re.compile(r" \d{1,4}[A-Za-z]?(?![\w,.:%\u00a0-]|\s?(?:%|per))")
+#: A unit after a count is part of the quantity: "four years", "66 km", "600 MW".
+_UNIT = re.compile(
+    r"\s?-\s?(?:year|month|week|day|hour|minute|mile|meter|metre|part|volume)s?\b"
+    r"|[\s\u00a0]+(?:years?|months?|weeks?|days?|hours?|minutes?|seconds?|decades?|centuries"
+    r"|km|kilometres?|kilometers?|miles?|m|mm|cm|metres?|meters?|feet|ft|inches|kg|tonnes?|tons?"
+    r"|acres?|ha|hectares?|MW|GW|kW|cents?)\b"
+)
+_VALUE_TYPES = frozenset({DATE, MONEY, PERCENT, NUMBER})
+#: Offices and degrees before "of" name a post, not a body: "Director of the Middle
+#: East", "Doctor of Historical Sciences Sergey Rogov".
+_OFFICES = frozenset({"Doctor", "Master", "Bachelor", "Vice", "Head", "Member", "Professor"})
 _SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*\s+|\n")
 _ACRONYM = re.compile(r"^(?:[A-Z]{2,6}|(?:[A-Z]\.){2,4})$")
 
@@ -339,6 +372,11 @@ def _sentence_starts(text: str, tokens: list[_Token]) -> set[int]:
     return starts
 
 
+#: A spaced hyphen between two capitalised words joins one name: "Rhineland - Palatinate",
+#: "Jacques - François Blondel" (tokenised text spaces its hyphens).
+_HYPHEN_GAPS = frozenset({" - ", " – "})
+
+
 def _runs(text: str, tokens: list[_Token]) -> list[list[int]]:
     """Maximal runs of capitalised tokens joined by single spaces, connectors allowed inside."""
     runs: list[list[int]] = []
@@ -351,7 +389,12 @@ def _runs(text: str, tokens: list[_Token]) -> list[list[int]]:
         j = i + 1
         while j < len(tokens):
             gap = text[tokens[j - 1].end : tokens[j].start]
-            if gap != " " or (
+            hyphen = (
+                gap in _HYPHEN_GAPS
+                and _is_capitalised(tokens[j].text)
+                and not {tokens[j - 1].bare, tokens[j].bare} & DEMONYMS
+            )
+            if (gap != " " and not hyphen) or (
                 tokens[j - 1].text.endswith(".")
                 and tokens[j - 1].bare not in (_ABBREVIATIONS)
                 and "." not in tokens[j - 1].bare
@@ -359,22 +402,49 @@ def _runs(text: str, tokens: list[_Token]) -> list[list[int]]:
             ):
                 break
             word = tokens[j].text
+            if tokens[j - 1].text.endswith(".") and word in FUNCTION_WORDS:
+                break  # "... in the U.S. It was": a new sentence, not "U.S. It".
             if _is_capitalised(word) and word not in ("&",):
                 run.append(j)
                 j += 1
                 continue
             needs_head = word in _HEADED_CONNECTORS
-            head_ok = tokens[j - 1].bare in ORG_KEYWORDS | PLACE_HEADS
-            if (
-                (word in CONNECTORS or word == "and")
-                and j + 1 < len(tokens)
-                and (head_ok or not needs_head)
-            ):
-                after_gap = text[tokens[j].end : tokens[j + 1].start]
-                if after_gap == " " and _is_capitalised(tokens[j + 1].text):
-                    run.append(j)
-                    j += 1
+            # "Order of the Rising Sun", "Call of Duty": one word then "of" is a head;
+            # "Brian Michaud of Millinocket" (two words) is a person and a place.
+            head_ok = tokens[j - 1].bare in ORG_KEYWORDS | PLACE_HEADS or (
+                len(run) == 1
+                and word == "of"
+                and tokens[run[0]].bare not in FUNCTION_WORDS | BARE_TITLES | _OFFICES
+                and tokens[run[0]].text not in KNOWN_PLACES
+                # "the capture in London of James Earl Ray": a place, then a person.
+                and (run[0] == 0 or tokens[run[0] - 1].text.lower() not in LOCATION_PREPOSITIONS)
+            )
+            if (word in CONNECTORS or word == "and") and (head_ok or not needs_head):
+                # Connectors may chain ("von der", "of the") before the next name word.
+                k = j
+                while k < len(tokens) and tokens[k].text in CONNECTORS and k - j < 2:
+                    if (
+                        text[tokens[k].end : tokens[k + 1].start if k + 1 < len(tokens) else 0]
+                        != " "
+                    ):
+                        break
+                    k += 1
+                if (
+                    k < len(tokens)
+                    and k > j
+                    and _is_capitalised(tokens[k].text)
+                    and (tokens[k].text not in CONNECTORS)
+                    and text[tokens[k - 1].end : tokens[k].start] == " "
+                ):
+                    run.extend(range(j, k))
+                    j = k
                     continue
+                if word == "and" and j + 1 < len(tokens):
+                    after_gap = text[tokens[j].end : tokens[j + 1].start]
+                    if after_gap == " " and _is_capitalised(tokens[j + 1].text):
+                        run.append(j)
+                        j += 1
+                        continue
             break
         runs.append(run)
         i = j
@@ -448,6 +518,17 @@ class OfflineExtractor:
             found.append(_Found(name, entity_type, start, end, confidence))
             taken.append((start, end))
 
+        for match in _QUOTED.finditer(text):
+            title = match.group(1)
+            words = title.split()
+            if (
+                len(words) <= _MAX_TITLE_WORDS
+                and title[:1].isupper()
+                and all(w[:1].isupper() for w in words if len(w) >= 4 and w[:1].isalpha())
+                and title.rstrip()[-1:] not in ".,;:"
+                and free(match.start(1), match.end(1))
+            ):
+                add(title, CONCEPT, match.start(1), match.end(1), 0.5)
         for pattern, entity_type in (
             (_MONEY, MONEY),
             (_PERCENT, PERCENT),
@@ -473,16 +554,41 @@ class OfflineExtractor:
                     )
                 ):
                     continue
-                if free(match.start(), match.end()):
-                    add(match.group(), entity_type, match.start(), match.end(), 0.9)
+                end = match.end()
+                if entity_type in (NUMBER, MONEY):
+                    unit = _UNIT.match(text, end)
+                    if unit is not None:
+                        end = unit.end()
+                if free(match.start(), end):
+                    add(text[match.start() : end], entity_type, match.start(), end, 0.9)
 
         tokens = _tokens(text)
         starts = _sentence_starts(text, tokens)
         people_surnames: set[str] = set()
+        openers: list[tuple[int, int]] = []
+
+        def defer(start: int, end: int) -> None:
+            openers.append((start, end))
+
         for raw_run in _runs(text, tokens):
             for run in _split_on_and(raw_run, tokens):
-                self._classify_run(text, tokens, run, starts, people_surnames, free, add)
+                self._classify_run(text, tokens, run, starts, people_surnames, free, add, defer)
+        # A single capitalised word opening a sentence is a name when the text names
+        # it elsewhere too: "Villanova is ... at Villanova", "Gujranwala ... in Gujranwala".
+        named: dict[str, _Found] = {}
+        for item in found:
+            if item.entity_type not in _VALUE_TYPES:
+                for word in item.name.split():
+                    named.setdefault(word, item)
+                named[item.name] = item
+        for start, end in openers:
+            known = named.get(text[start:end])
+            if known is not None and free(start, end):
+                exact = known.name == text[start:end]
+                entity_type = known.entity_type if exact else CONCEPT
+                add(text[start:end], entity_type, start, end, min(known.confidence, 0.5))
         found.sort(key=lambda f: f.start)
+        found = _join_event_years(text, found)
         return [f for f in found if f.confidence >= self._min_confidence]
 
     def _classify_run(
@@ -494,6 +600,7 @@ class OfflineExtractor:
         people_surnames: set[str],
         free: Callable[[int, int], bool],
         add: Callable[[str, str, int, int, float], None],
+        defer: Callable[[int, int], None],
     ) -> None:
         # Drop leading function words / connectors and trailing connectors.
         while run and (tokens[run[0]].bare in FUNCTION_WORDS or tokens[run[0]].text in CONNECTORS):
@@ -510,6 +617,11 @@ class OfflineExtractor:
         start, end = first.start, last.end
         if not free(start, end):
             return
+        # "Atari 2600", "Interstate 287", "Ong Bak 3": a number right after a name is
+        # part of it (the number rules left it alone for that reason).
+        numbered = _NAME_NUMBER.match(text, end)
+        if numbered is not None and free(end, numbered.end()):
+            end = numbered.end()
         name = text[start:end]
         words = [tokens[k].bare for k in run]
         before = tokens[run[0] - 1].text if run[0] > 0 else ""
@@ -531,8 +643,12 @@ class OfflineExtractor:
             and (prefix in KNOWN_PLACES or f"{prefix}." in KNOWN_PLACES or prefix.isupper())
         ):
             # "Illinois Gov. James Thompson": a place or body, then a titled person.
-            self._classify_run(text, tokens, run[:title_at], starts, people_surnames, free, add)
-            self._classify_run(text, tokens, run[title_at:], starts, people_surnames, free, add)
+            self._classify_run(
+                text, tokens, run[:title_at], starts, people_surnames, free, add, defer
+            )
+            self._classify_run(
+                text, tokens, run[title_at:], starts, people_surnames, free, add, defer
+            )
             return
         before_of = tokens[run[0] - 2].text.lower() if run[0] > 1 else ""
         if len(words) == 1 and words[0] in DEMONYMS:
@@ -561,14 +677,24 @@ class OfflineExtractor:
             entity_type, confidence = PERSON, 0.7
         elif after.lower() in SPEECH_VERBS and after_gap == " ":
             entity_type, confidence = PERSON, 0.6
-        elif 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words):
+        elif (
+            2 <= len(content := [w for w in words if w not in CONNECTORS]) <= 4
+            and all(w[:1].isupper() for w in content)
+            and not set(words) & _HEADED_CONNECTORS  # "Battle of Homs" names no one
+        ):
             entity_type, confidence = PERSON, 0.5
-        elif not sentence_initial and words[0] not in FUNCTION_WORDS:
+        elif words[0] not in FUNCTION_WORDS and (
+            not sentence_initial or len(words) > 1 or _DEFINES.match(text, end) is not None
+        ):
+            # At a sentence's start a run of several words, or one word the sentence
+            # defines ("Odessa is a ...", "Foulsyke ( ..."), is a name, not a capital.
             entity_type, confidence = CONCEPT, 0.3
         else:
             entity_type = None
             confidence = 0.0
         if entity_type is None:
+            if sentence_initial and len(words) == 1 and words[0] not in FUNCTION_WORDS:
+                defer(start, end)
             return
         if entity_type == PERSON:
             people_surnames.add(words[-1])
@@ -582,3 +708,62 @@ def _place_follows(tokens: list[_Token], index: int) -> bool:
     one = tokens[index].text
     two = f"{one} {tokens[index + 1].text}" if index + 1 < len(tokens) else ""
     return one in KNOWN_PLACES or two in KNOWN_PLACES
+
+
+#: Last words of events that carry their year in the name: "2010 Winter Olympics",
+#: "Eurovision Song Contest 2009", "UEFA Euro 2008".
+EVENT_WORDS = _words(
+    "Olympics Olympiad Games Cup Championship Championships Contest Festival Awards Open "
+    "Tour Election Elections Series Final Finals Prix Expo Euro Summit Trophy Marathon "
+    "Classic Rally Tournament Season Draft"
+)
+
+
+def _join_event_years(text: str, found: list[_Found]) -> list[_Found]:
+    """A year right before or after an event's name is part of that name."""
+    out: list[_Found] = []
+    k = 0
+    while k < len(found):
+        item = found[k]
+        after = found[k + 1] if k + 1 < len(found) else None
+        year = item.entity_type == DATE and item.name.isdigit()
+        if (
+            year
+            and after is not None
+            and after.entity_type not in _VALUE_TYPES
+            and text[item.end : after.start] == " "
+            and after.name.split()[-1] in EVENT_WORDS
+        ):
+            out.append(
+                _Found(
+                    text[item.start : after.end],
+                    CONCEPT,
+                    item.start,
+                    after.end,
+                    after.confidence,
+                )
+            )
+            k += 2
+            continue
+        if (
+            after is not None
+            and after.entity_type == DATE
+            and after.name.isdigit()
+            and item.entity_type not in _VALUE_TYPES
+            and text[item.end : after.start] == " "
+            and item.name.split()[-1] in EVENT_WORDS
+        ):
+            out.append(
+                _Found(
+                    text[item.start : after.end],
+                    CONCEPT,
+                    item.start,
+                    after.end,
+                    item.confidence,
+                )
+            )
+            k += 2
+            continue
+        out.append(item)
+        k += 1
+    return out

@@ -287,3 +287,22 @@ def test_a_given_name_and_number_or_a_derived_word_is_not_specific() -> None:
         )
         < 0.5
     )
+
+
+def test_the_name_after_of_is_not_the_longer_name() -> None:
+    """Catches: "Homs" joined to "Battle of Homs" (or "Pennsylvania" to "University of
+    Pennsylvania") because the shorter name is contained in the longer one."""
+    for long, short in (
+        (("Battle of Homs", "Concept"), ("Homs", "Location")),
+        (("University of Pennsylvania", "Organization"), ("Pennsylvania", "Location")),
+    ):
+        got = pair_probability(mention(*long, "d1"), mention(*short, "d1"))
+        assert got == 0.0, long
+    # A person's particle is not an "of": "Giuseppe di Leonessa" is still "Leonessa"
+    # when the text says nothing else.
+    assert (
+        pair_probability(
+            mention("Giuseppe di Leonessa", "Person", "d1"), mention("Leonessa", "Person", "d1")
+        )
+        > 0.5
+    )

@@ -174,7 +174,7 @@ def test_offline_leaves_numbers_inside_titles_and_identifiers() -> None:
     numbers = [f.name for f in OfflineExtractor()._find(text) if f.entity_type == "Number"]
     assert numbers == []
     # Counts stay counts, a capitalised one at a sentence's start too.
-    kept = "Thirty people died . He had 40 sheep and three dogs ."
+    kept = "Thirty people died . He had 40 sheep and three dogs , and ranked number 9 ."
     found = [f.name for f in OfflineExtractor()._find(kept) if f.entity_type == "Number"]
     assert found == ["Thirty", "40", "three"]
 
@@ -188,3 +188,51 @@ def test_offline_year_shaped_codes_times_and_seasons_are_not_dates() -> None:
     kept = "In 1990 he left , and in AD 1503 it fell ; from 1860–1865 it grew ."
     found = [f.name for f in OfflineExtractor()._find(kept) if f.entity_type == "Date"]
     assert found == ["1990", "1503", "1860", "1865"]
+
+
+def _names(text: str) -> list[tuple[str, str]]:
+    return [(f.name, f.entity_type) for f in OfflineExtractor()._find(text)]
+
+
+def test_offline_mention_spans_follow_the_name() -> None:
+    """Catches: names cut at a spaced hyphen, "of the" or "von der", a number or an
+    event's year, quoted titles split into fragments, a name run on into the next
+    sentence after "U.S.", and a count without its unit (Re-DocRED mention F1)."""
+    found = _names(
+        "The state of Rhineland - Palatinate got the Order of the Rising Sun . He met Carl "
+        'Gösta von der Esch , sang " Hole in Your Soul " and sold the Atari 2600 at the '
+        "2010 Winter Olympics and the Eurovision Song Contest 2009 after four years and 66 km ."
+    )
+    names = [name for name, _ in found]
+    for expected in (
+        "Rhineland - Palatinate",
+        "Order of the Rising Sun",
+        "Carl Gösta von der Esch",
+        "Hole in Your Soul",
+        "Atari 2600",
+        "2010 Winter Olympics",
+        "Eurovision Song Contest 2009",
+        "four years",
+        "66 km",
+    ):
+        assert expected in names, (expected, names)
+    assert ("Carl Gösta von der Esch", "Person") in found
+    # What stays apart: two demonyms, a place then a person, a new sentence, speech.
+    assert [n for n, _ in _names("He was the first African - American mayor .")] == [
+        "African",
+        "American",
+    ]
+    assert [n for n, _ in _names("They caught him in London of James Earl Ray fame .")] == [
+        "London",
+        "James Earl Ray",
+    ]
+    assert [n for n, _ in _names("It was the largest paper in the U.S. It grew .")] == ["U.S."]
+    assert _names('" We will go home now , " she said .') == []
+
+
+def test_offline_sentence_openers_are_names_when_the_text_says_so() -> None:
+    """Catches: a name that opens a sentence skipped for its capital letter, or any
+    sentence opener taken for a name."""
+    assert ("Villanova", "Location") in _names("Villanova is small . He studied at Villanova .")
+    assert ("Odessa", "Concept") in _names("Odessa is a city in Texas .")
+    assert _names("Initially , nothing happened .") == []
