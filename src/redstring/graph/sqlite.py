@@ -134,7 +134,8 @@ class SqliteGraphStore:
         tenant, entity_id = str(entity.tenant_id), str(entity.id)
         names = _NAME_SEPARATOR.join(candidate_names(entity))
         self._conn.execute(
-            "DELETE FROM graph_lexicon_blocks WHERE tenant_id = ? AND entity_id = ?",
+            """DELETE FROM graph_lexicon_blocks INDEXED BY graph_lexicon_blocks_entity
+               WHERE tenant_id = ? AND entity_id = ?""",
             (tenant, entity_id),
         )
         self._conn.executemany(
@@ -321,7 +322,7 @@ class SqliteGraphStore:
                     (tenant, *chunk),
                 )
                 conn.execute(
-                    f"""DELETE FROM graph_lexicon_blocks
+                    f"""DELETE FROM graph_lexicon_blocks INDEXED BY graph_lexicon_blocks_entity
                         WHERE tenant_id = ? AND entity_id IN ({marks})""",
                     (tenant, *chunk),
                 )
