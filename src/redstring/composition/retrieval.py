@@ -92,8 +92,10 @@ class Retriever:
         semantic_ranking: list[EntityId] = []
         lexical: dict[EntityId, tuple[Entity, float]] = {}
         if mode is RetrievalMode.HYBRID:
-            # Semantic first: it suspends on the query embedding (a worker thread),
-            # and the lexical channel's store reads run meanwhile on the loop.
+            # Semantic first: a provider that suspends on the query embedding (a
+            # remote endpoint) lets the lexical channel run meanwhile. The local model
+            # embeds a short query inline instead: a worker thread lost more to GIL
+            # hand-offs with the lexical channel than the overlap gained.
             (semantic_ranking, semantic), lexical = await asyncio.gather(
                 self._semantic(query, tenant_id, k, entity_types),
                 self._lexical(query, tenant_id, k, entity_types),

@@ -289,6 +289,13 @@ class _OnnxLayers:
         return result
 
 
+#: Longest query `embed_query` runs on the caller's thread, blocking the event loop
+#: for the ~3 ms it takes. A worker thread cost more than that in hybrid retrieval:
+#: its wake-up, then GIL hand-offs with the lexical channel's Python work on the loop
+#: (each up to the interpreter's 5 ms switch interval); `bench/retrieval.py` measured
+#: hybrid p50 about half with the query inline.
+INLINE_QUERY_CHARS = 200
+
 #: Where a wheel built by `scripts/build_wheel.py` carries the weights. An installed
 #: redstring needs no model package (whose declared dependencies pull in torch).
 BUNDLED_MODEL_DIR = Path(__file__).parent / "model"
@@ -517,5 +524,11 @@ class LocalEmbeddingProvider:
         return vectors
 
     async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
-        """Same as `embed`: the model was trained symmetric, without query prefixes."""
+        """Same vectors as `embed`: the model was trained symmetric, without query
+        prefixes. One short query on a loaded model is embedded on the caller's thread
+        (see `INLINE_QUERY_CHARS`)."""
+        _check_texts(texts)
+        if len(texts) == 1 and len(texts[0]) <= INLINE_QUERY_CHARS and self.loaded:
+            vectors: list[list[float]] = self.encode(texts).tolist()
+            return vectors
         return await self.embed(texts)

@@ -6,6 +6,7 @@ but the laziness ones shares it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import sys
@@ -162,6 +163,26 @@ async def test_embed_query_is_embed(provider: LocalEmbeddingProvider) -> None:
     """Catches: an asymmetric prefix applied to a model trained without one."""
     texts = ["who invented the analytical engine", "Charles Babbage"]
     assert await provider.embed_query(texts) == await provider.embed(texts)
+
+
+async def test_one_short_query_is_embedded_inline_with_the_same_vector(
+    provider: LocalEmbeddingProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A single short query skips the worker thread; a long one, or several, use it."""
+    threaded = await provider.embed(["Ada Lovelace"])
+    handed: list[object] = []
+    real = asyncio.to_thread
+
+    async def counting(func: Any, /, *args: Any) -> Any:
+        handed.append(func)
+        return await real(func, *args)
+
+    monkeypatch.setattr(asyncio, "to_thread", counting)
+    assert await provider.embed_query(["Ada Lovelace"]) == threaded
+    assert handed == []
+    await provider.embed_query(["x" * (local.INLINE_QUERY_CHARS + 1)])
+    await provider.embed_query(["Ada", "Lovelace"])
+    assert len(handed) == 2
 
 
 def test_one_string_instead_of_a_list_is_rejected(provider: LocalEmbeddingProvider) -> None:
