@@ -67,6 +67,8 @@ TENANT = tenant_id_for("bench-retrieval")
 #: A second tenant filled with the same records, so every search must filter by tenant.
 NOISE_TENANT = tenant_id_for("bench-retrieval-noise")
 MODES = ("lexical", "semantic", "hybrid")
+#: The vector store's `ann_min_rows` for this run (`--ann-min-rows`).
+ANN_ROWS = [ANN_MIN_ROWS]
 K = 10
 
 
@@ -138,7 +140,8 @@ async def build(
     """A workspace file holding `rows` in TENANT and again (other ids) in NOISE_TENANT."""
     conn = open_connection(path)
     conn.execute("PRAGMA synchronous = OFF")  # a bench file, rebuilt on every run
-    graph, vectors = SqliteGraphStore(conn), SqliteVectorStore(conn, dimension)
+    graph = SqliteGraphStore(conn)
+    vectors = SqliteVectorStore(conn, dimension, ann_min_rows=ANN_ROWS[0])
     started = time.perf_counter()
     for start in range(0, len(rows), 5000):
         chunk = rows[start : start + 5000]
@@ -208,7 +211,8 @@ async def quality_set(
     print(
         f"\n{label}: {len(index_rows)} clusters indexed (one record each), {len(queries)} "
         f"queries from their other records (seed {args.seed}); embedder "
-        f"{embedder.model_name}; built in {build_s:.1f}s"
+        f"{embedder.model_name}; built in {build_s:.1f}s; HNSW index from "
+        f"{ANN_ROWS[0]} vectors"
     )
 
     async def run(mode: str, row: Row, index: int) -> list[EntityId]:
@@ -354,7 +358,7 @@ async def latency_size(
     )
     print(
         f"{'':>9}  vector index: first search {index_s:.1f}s (builds it when >= "
-        f"{ANN_MIN_ROWS} vectors), file {index_mib:.0f} MiB, recall@10 vs exact scan "
+        f"{ANN_ROWS[0]} vectors), file {index_mib:.0f} MiB, recall@10 vs exact scan "
         f"{recall / len(query_vectors):.4f}"
     )
     for p in list(tmp.iterdir()):
@@ -378,7 +382,14 @@ def main() -> None:
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--ann-min-rows",
+        type=int,
+        default=ANN_MIN_ROWS,
+        help="tenant size from which the HNSW index answers (1: always, e.g. for quality)",
+    )
     args = parser.parse_args()
+    ANN_ROWS[0] = args.ann_min_rows
     people, patstat = people_rows(), patstat_rows()
     embedder = make_embedder(args.embedder)
     with tempfile.TemporaryDirectory(prefix="redstring-bench-") as tmp:
