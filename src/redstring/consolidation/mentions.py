@@ -443,6 +443,7 @@ class _Model:
                 for token in set(m.tokens) - _CONNECTORS:
                     self.token_names[token].add(frozenset(m.tokens))
         self._distinctive: dict[tuple[str, ...], bool] = {}
+        self._ambiguous: dict[str, bool] = {}
         self._relations: dict[tuple[int, int], Relation] = {}
         self._containers: dict[tuple[int, str], frozenset[int]] = {}
 
@@ -520,6 +521,23 @@ class _Model:
             self._distinctive[tokens] = found
         return found
 
+    def ambiguous_alias(self, i: int) -> bool:
+        """Whether a listed name also begins a longer place name of the tenant that is
+        not on its row: "New York" beside "New York City" may be the state or the city."""
+        mention = self.mentions[i]
+        found = self._ambiguous.get(mention.core)
+        if found is None:
+            width = len(mention.tokens)
+            found = any(
+                len(other.tokens) > width
+                and other.tokens[:width] == mention.tokens
+                and other.kind == "location"
+                and other.alias != mention.alias
+                for other in self.mentions
+            )
+            self._ambiguous[mention.core] = found
+        return found
+
     def context_evidence(self, i: int, j: int) -> float:
         """How much of the smaller context the two share, and how much that is.
 
@@ -564,7 +582,9 @@ class _Model:
             # An initial or a regnal number is no second word: "Leopold I" (emperor,
             # king, duke) is as ambiguous as "Leopold".
             words = sum(len(t) > 1 for t in a.tokens)
-            specific = words > 1 and (a.alias is not None or self.distinctive(i))
+            specific = words > 1 and (
+                (a.alias is not None and not self.ambiguous_alias(i)) or self.distinctive(i)
+            )
             return P_EQUAL if specific else self.context_evidence(i, j)
         uncertain = min(a.confidence, b.confidence) < MIN_FUZZY_CONFIDENCE
         known = (a.alias is not None and a.alias == b.alias) or (

@@ -306,3 +306,21 @@ def test_the_name_after_of_is_not_the_longer_name() -> None:
         )
         > 0.5
     )
+
+
+def test_a_listed_name_that_begins_another_place_needs_context_across_documents() -> None:
+    """Catches: "New York" the state and "New York" the city joined across texts because
+    the alias list names the state, in a tenant that also names "New York City"."""
+    state, city = mention("New York", "Location", "a"), mention("New York", "Location", "b")
+    assert pair_probability(state, city) == P_EQUAL  # listed, and nothing says otherwise
+    assert pair_probability(state, city, mention("New York City", "Location", "c")) < 0.5
+    # Another spelling of the same row is no second place: "United States of America".
+    usa = mention("United States of America", "Location", "c")
+    assert (
+        pair_probability(
+            mention("United States", "Location", "a"),
+            mention("United States", "Location", "b"),
+            usa,
+        )
+        == P_EQUAL
+    )
