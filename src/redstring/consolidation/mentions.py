@@ -60,7 +60,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 from enum import Enum
-from itertools import combinations
+from itertools import combinations, pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -110,6 +110,8 @@ MIN_FUZZY_CONFIDENCE = 0.55
 #: Token blocks larger than this pair only mentions that share a document: a token
 #: carried by hundreds of names ("john", "university") is no reason to compare them all.
 MAX_BLOCK = 64
+#: Token blocks larger than this pair mentions only by shared document or context name.
+SMALL_BLOCK = 16
 #: Context overlap (sum of shared context entities' IDF) is read against this many
 #: average context entities: one shared average neighbour is not enough to merge.
 CONTEXT_SCALE = 3.0
@@ -521,6 +523,42 @@ class _Model:
             self._distinctive[tokens] = found
         return found
 
+    def specific(self, i: int) -> bool:
+        """Whether the name alone identifies its entity across documents (see
+        `probability`). An initial or a regnal number is no second word: "Leopold I"
+        (emperor, king, duke) is as ambiguous as "Leopold"."""
+        mention = self.mentions[i]
+        if mention.kind == "value":
+            return mention.value is not None and mention.value.startswith(ABSOLUTE_VALUES)
+        words = sum(len(t) > 1 for t in mention.tokens)
+        return words > 1 and (
+            (mention.alias is not None and not self.ambiguous_alias(i)) or self.distinctive(i)
+        )
+
+    def equal_name_pairs(
+        self, members: Sequence[int], *, chain: bool = True
+    ) -> set[tuple[int, int]]:
+        """Candidate pairs in a large block of one name (or one value) across documents.
+
+        All pairs of n mentions are n²/2; the model joins them only when the name is
+        specific (then a chain is enough: clustering checks every cross pair before a
+        join) or when their documents share a name (then they share a context block).
+        """
+        found: set[tuple[int, int]] = set()
+        ordered = sorted(members)
+        if chain:
+            found.update(pairwise(i for i in ordered if self.specific(i)))
+        by_context: dict[str, list[int]] = defaultdict(list)
+        for i in ordered:
+            for name in self.context(i):
+                by_context[name].append(i)
+            for doc in self.mentions[i].docs:
+                by_context[f"\x00{doc}"].append(i)
+        for group in by_context.values():
+            if 1 < len(group) <= MAX_BLOCK:
+                found.update(combinations(group, 2))
+        return found
+
     def ambiguous_alias(self, i: int) -> bool:
         """Whether a listed name also begins a longer place name of the tenant that is
         not on its row: "New York" beside "New York City" may be the state or the city."""
@@ -579,13 +617,7 @@ class _Model:
             # Party"): across texts they are one only when the texts agree. A listed
             # name of several words ("United States") or one with a word of its own
             # ("Christopher Walken") is specific enough alone.
-            # An initial or a regnal number is no second word: "Leopold I" (emperor,
-            # king, duke) is as ambiguous as "Leopold".
-            words = sum(len(t) > 1 for t in a.tokens)
-            specific = words > 1 and (
-                (a.alias is not None and not self.ambiguous_alias(i)) or self.distinctive(i)
-            )
-            return P_EQUAL if specific else self.context_evidence(i, j)
+            return P_EQUAL if self.specific(i) else self.context_evidence(i, j)
         uncertain = min(a.confidence, b.confidence) < MIN_FUZZY_CONFIDENCE
         known = (a.alias is not None and a.alias == b.alias) or (
             a.kind == "person" and a.acronym is None and b.acronym is None
@@ -643,6 +675,14 @@ def _candidates(model: _Model) -> npt.NDArray[np.int64]:
     found: set[tuple[int, int]] = set()
     for key, members in blocks.items():
         if len(members) < 2:
+            continue
+        if len(members) > MAX_BLOCK and key.startswith(("c|", "v|")):
+            found.update(model.equal_name_pairs(members))
+            continue
+        if len(members) > SMALL_BLOCK and key.startswith("t|"):
+            # A shared word across documents needs shared context to count (see
+            # `probability`): pair by document and by context name only.
+            found.update(model.equal_name_pairs(members, chain=False))
             continue
         if len(members) <= MAX_BLOCK or not key.startswith("t|"):
             groups: Iterable[list[int]] = [members]

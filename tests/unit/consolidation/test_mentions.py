@@ -324,3 +324,27 @@ def test_a_listed_name_that_begins_another_place_needs_context_across_documents(
         )
         == P_EQUAL
     )
+
+
+def test_a_large_block_of_one_name_is_paired_by_evidence_not_all_pairs() -> None:
+    """Catches: a name read in hundreds of documents paired n²/2 times, or the shortcut
+    losing what the model would join: a specific name joins in one cluster, a one-word
+    name only where its documents share a name."""
+    from redstring.consolidation.clustering import agreeing_clusters
+    from redstring.consolidation.mentions import MAX_BLOCK
+
+    n = MAX_BLOCK + 6
+    full = [mention("Christopher Walken", "Person", f"w{k}") for k in range(n)]
+    milan = [mention("Milan", "Location", f"m{k}") for k in range(n)]
+    shared = [
+        mention(name, "Location", "m0", "m1") for name in ("Lombardy", "Duchy of Savoy", "Florence")
+    ]
+    entities = [*full, *milan, *shared]
+    evidence = score_mentions(entities)
+    assert len(evidence.pairs) < n * n  # not every pair of 2n same-named mentions
+    clusters = agreeing_clusters(
+        len(entities), evidence.pairs, evidence.probabilities, evidence.scorer
+    )
+    assert list(range(n)) in clusters
+    assert [n, n + 1] in clusters  # the two Milans whose texts agree
+    assert [n + 2] in clusters  # the others stay their own
