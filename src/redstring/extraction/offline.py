@@ -116,7 +116,7 @@ DEMONYMS = _words(
     "Asian Australian Austrian Bangladeshi Belgian Bolivian Bosnian Brazilian British Briton "
     "Bulgarian Burmese Cambodian Canadian Chilean Chinese Colombian Croatian Cuban Cypriot "
     "Czech Danish Dutch Ecuadorian Egyptian English Estonian Ethiopian European Filipino "
-    "Finnish French Georgian German Ghanaian Greek Guatemalan Haitian Hungarian Icelandic "
+    "Finnish French Georgian German Ghanaian Greek Guatemalan Guinean Haitian Hungarian Icelandic "
     "Indian Indonesian Iranian Iraqi Irish Israeli Italian Jamaican Japanese Jordanian Kenyan "
     "Korean Kurdish Kuwaiti Latin Latvian Lebanese Liberian Libyan Lithuanian Malaysian "
     "Mexican Mongolian Moroccan Nepalese Nigerian Norwegian Pakistani Palestinian Panamanian "
@@ -411,13 +411,25 @@ def _runs(text: str, tokens: list[_Token]) -> list[list[int]]:
             needs_head = word in _HEADED_CONNECTORS
             # "Order of the Rising Sun", "Call of Duty": one word then "of" is a head;
             # "Brian Michaud of Millinocket" (two words) is a person and a place.
-            head_ok = tokens[j - 1].bare in ORG_KEYWORDS | PLACE_HEADS or (
-                len(run) == 1
-                and word == "of"
-                and tokens[run[0]].bare not in FUNCTION_WORDS | BARE_TITLES | _OFFICES
-                and tokens[run[0]].text not in KNOWN_PLACES
-                # "the capture in London of James Earl Ray": a place, then a person.
-                and (run[0] == 0 or tokens[run[0] - 1].text.lower() not in LOCATION_PREPOSITIONS)
+            head_ok = (
+                tokens[j - 1].bare in ORG_KEYWORDS | PLACE_HEADS
+                or (
+                    len(run) == 1
+                    and word == "of"
+                    and tokens[run[0]].bare not in FUNCTION_WORDS | BARE_TITLES | _OFFICES
+                    and tokens[run[0]].text not in KNOWN_PLACES
+                    # "the capture in London of James Earl Ray": a place, then a person.
+                    and (
+                        run[0] == 0 or tokens[run[0] - 1].text.lower() not in LOCATION_PREPOSITIONS
+                    )
+                )
+                or (
+                    # "House of Commons of Canada": a body's name, then the country it is of.
+                    word == "of"
+                    and any(tokens[k].text == "of" for k in run)
+                    and j + 1 < len(tokens)
+                    and tokens[j + 1].text in KNOWN_PLACES
+                )
             )
             if (word in CONNECTORS or word == "and") and (head_ok or not needs_head):
                 # Connectors may chain ("von der", "of the") before the next name word.

@@ -236,3 +236,16 @@ def test_offline_sentence_openers_are_names_when_the_text_says_so() -> None:
     assert ("Villanova", "Location") in _names("Villanova is small . He studied at Villanova .")
     assert ("Odessa", "Concept") in _names("Odessa is a city in Texas .")
     assert _names("Initially , nothing happened .") == []
+
+
+def test_offline_a_body_of_a_country_keeps_its_country() -> None:
+    """Catches: "House of Commons" of Canada cut to "House of Commons" (and joined with
+    the UK's across texts), and a lone demonym typed as a name."""
+    names = _names("He sat in the House of Commons of Canada for the Guinean party .")
+    assert "House of Commons of Canada" in [n for n, _ in names]
+    assert ("Guinean", "Group") in names
+    # A person's "of" is not a body's: "Brian Michaud of Millinocket" stays apart.
+    assert [n for n, _ in _names("He met Brian Michaud of Millinocket .")] == [
+        "Brian Michaud",
+        "Millinocket",
+    ]
