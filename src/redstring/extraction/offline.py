@@ -552,7 +552,10 @@ class OfflineExtractor:
                 if (
                     pattern is _DATE
                     and match.group().isdigit()
-                    and _CODE_BEFORE.search(text[max(0, match.start() - 8) : match.start()])
+                    and (
+                        _CODE_BEFORE.search(text[max(0, match.start() - 8) : match.start()])
+                        or _season(text, match.start(), match.end())
+                    )
                 ):
                     continue
                 if pattern is _NUMBER and (
@@ -779,3 +782,16 @@ def _join_event_years(text: str, found: list[_Found]) -> list[_Found]:
         out.append(item)
         k += 1
     return out
+
+
+_RANGE_BEFORE = re.compile(r"\d{4}\s?[–-]\s?$")
+_SEASON_AFTER = re.compile(r"^(?:\s?[–-]\s?\d{4})?\s+(?:[^\W\d_]+\s+)?season\b")
+
+
+def _season(text: str, start: int, end: int) -> bool:
+    """Whether the year at `start:end` is one end of a season: "the 2008 - 2009
+    television season" names a season, not the year 2008 or 2009."""
+    after = text[end : end + 40]
+    if _RANGE_BEFORE.search(text[max(0, start - 8) : start]):
+        return _SEASON_AFTER.match(after) is not None
+    return _SEASON_AFTER.match(after) is not None and after.lstrip()[:1] in "–-"

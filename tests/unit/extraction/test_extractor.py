@@ -249,3 +249,17 @@ def test_offline_a_body_of_a_country_keeps_its_country() -> None:
         "Brian Michaud",
         "Millinocket",
     ]
+
+
+def test_offline_the_years_of_a_season_are_not_years() -> None:
+    """Catches: "the 2008 - 2009 television season" read as the years 2008 and 2009 (and
+    joined with those years across texts), while a range of years stays two years."""
+    dates = [
+        f.name
+        for f in OfflineExtractor()._find(
+            "He spent the 2008 - 2009 television season in LA ; from 1998 - 2002 he ran , "
+            "and the 2015 season was good ."
+        )
+        if f.entity_type == "Date"
+    ]
+    assert dates == ["1998", "2002", "2015"]
