@@ -3,30 +3,29 @@
 Plain union-find over "merge" pairs chains: A~B and B~C put A and C together even
 when A and C were scored as clearly different, and one bad link can fuse two large
 clusters. `agreeing_clusters` joins two clusters only when they agree as wholes:
-every cross pair is scored (pairs blocking never produced are scored on demand
-through the model's `PairScorer`), none may fall below the distinct threshold,
+every cross pair is scored through the model's `PairScorer` (pairs blocking never
+produced included), none may fall below the distinct threshold,
 and their mean must reach the merge threshold. A cluster therefore never holds two
 members the model would keep apart.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import heapq
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
 
     import numpy.typing as npt
 
-#: Cross pairs scored at most per component in one dense block; a larger component
-#: is resolved merge by merge with on-demand scoring instead.
-DENSE_COMPONENT_PAIRS = 2_000_000
 #: A merge whose clusters would need more cross pairs than this is refused (kept
 #: apart): no evidence that size can be checked cheaply, and precision comes first.
 MAX_CROSS_PAIRS = 250_000
+#: Cross pairs handed to the scorer in one call (bounds the memory of a wave).
+SCORE_BATCH = 1_000_000
 
 
 class PairScorer(Protocol):
@@ -53,49 +52,137 @@ def agreeing_clusters(
     Greedy, best pair first (ties by index): the clusters of a pair's two ends join
     when every cross pair scores at least `distinct_threshold` and their mean at
     least `merge_threshold`. Only pairs at or above `merge_threshold` start a join,
-    so clusters lie inside the components of those pairs; each component small
-    enough is scored densely in one batched scorer call. `overrides` (index pair,
+    so clusters lie inside the components of those pairs. Joins that do not depend
+    on each other are decided in waves, each scored in one batched call. `overrides` (index pair,
     smaller index first -> probability) replace the scorer's word on those pairs:
     an adjudicator's verdict holds in every check, not only on the pair itself.
     """
     fixed = dict(overrides or {})
     if len(pairs) != len(probabilities):
         raise ValueError("pairs and probabilities differ in length")
+    known = _KnownScores(n, pairs, probabilities, fixed)
     parent = list(range(n))
     members: dict[int, list[int]] = {i: [i] for i in range(n)}
     strong = probabilities >= merge_threshold
     edges = np.sort(pairs[strong], axis=1)
     edge_p = probabilities[strong]
-    if len(edges):
-        order = np.lexsort((edges[:, 1], edges[:, 0], -edge_p))
-        edges, edge_p = edges[order], edge_p[order]
-        components = _index_components(n, edges)
-        dense = _dense_blocks(components, scorer, fixed)
-        for i, j in edges.tolist():
-            a, b = _find(parent, i), _find(parent, j)
-            if a == b:
+    order = np.lexsort((edges[:, 1], edges[:, 0], -edge_p))
+    ends: list[tuple[int, int]] = [(int(i), int(j)) for i, j in edges[order].tolist()]
+    # Each cluster's pending joins, earliest first. A join is decided once it is the
+    # earliest pending join of both its clusters: then no earlier decision can change
+    # either side, and all such joins (a wave) are independent and scored together.
+    pending: dict[int, list[int]] = {}
+    for k, (i, j) in enumerate(ends):
+        pending.setdefault(i, []).append(k)
+        pending.setdefault(j, []).append(k)
+
+    def head(root: int) -> int | None:
+        queue = pending.get(root)
+        while queue:
+            k = queue[0]
+            if _find(parent, ends[k][0]) != _find(parent, ends[k][1]):
+                return k
+            heapq.heappop(queue)
+        return None
+
+    def ready(roots: Iterable[int]) -> set[int]:
+        out = set()
+        for root in roots:
+            k = head(root)
+            if k is None:
                 continue
-            left, right = members[a], members[b]
-            block = dense.get(a if a in dense else b)
-            cross = _cross_scores(left, right, block, scorer, fixed)
-            if cross is None or cross.min() < distinct_threshold:
-                continue
-            if cross.mean() < merge_threshold:
+            i, j = ends[k]
+            other = _find(parent, j) if _find(parent, i) == root else _find(parent, i)
+            if head(other) == k:
+                out.add(k)
+        return out
+
+    wave_edges = sorted(ready(list(pending)))
+    while wave_edges:
+        wave = [(_find(parent, ends[k][0]), _find(parent, ends[k][1])) for k in wave_edges]
+        sizes_ok = [len(members[a]) * len(members[b]) <= MAX_CROSS_PAIRS for a, b in wave]
+        checked = [w for w, ok in zip(wave, sizes_ok, strict=True) if ok]
+        verdicts = iter(
+            _wave_verdicts(checked, members, scorer, known, merge_threshold, distinct_threshold)
+        )
+        touched: list[int] = []
+        for (a, b), ok in zip(wave, sizes_ok, strict=True):
+            for root in (a, b):
+                heapq.heappop(pending[root])
+            if not (ok and next(verdicts)):
+                touched.extend((a, b))
                 continue
             keep, gone = (a, b) if a < b else (b, a)
             parent[gone] = keep
             members[keep] = sorted(members[keep] + members.pop(gone))
-            if block is not None:
-                dense[keep] = block
+            small, large = sorted((pending.pop(gone, []), pending.get(keep, [])), key=len)
+            for k in small:
+                heapq.heappush(large, k)
+            pending[keep] = large
+            touched.append(keep)
+        wave_edges = sorted(ready({_find(parent, r) for r in touched}))
     return sorted((sorted(c) for c in members.values()), key=lambda c: c[0])
 
 
-@dataclass
-class _Dense:
-    """All pair scores of one component: `matrix[pos[i], pos[j]]`."""
+class _KnownScores:
+    """Probabilities already known, looked up in bulk: the candidate pairs, fixed
+    verdicts, and pairs scored on demand so far (a refused join is often retried as
+    its clusters grow, and its pairs need not be scored twice)."""
 
-    pos: dict[int, int]
-    matrix: npt.NDArray[np.float64]
+    def __init__(
+        self,
+        n: int,
+        pairs: npt.NDArray[np.int64],
+        probabilities: npt.NDArray[np.float64],
+        fixed: Mapping[tuple[int, int], float],
+    ) -> None:
+        self._n = n
+        keys = np.minimum(pairs[:, 0], pairs[:, 1]) * n + np.maximum(pairs[:, 0], pairs[:, 1])
+        values = np.asarray(probabilities, dtype=np.float64)
+        if fixed:
+            extra = np.asarray([i * n + j for i, j in fixed], dtype=np.int64)
+            keys = np.concatenate([extra, keys])
+            values = np.concatenate([np.asarray(list(fixed.values()), dtype=np.float64), values])
+        # The first occurrence of a key wins, so fixed verdicts override scores.
+        keys, first = np.unique(keys, return_index=True)
+        #: Sorted runs of (keys, values), largest first.
+        self._runs: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = [
+            (keys, values[first])
+        ]
+
+    def lookup(
+        self, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+        """(scores, known) of each pair; scores are meaningful where known."""
+        query = np.minimum(left, right) * self._n + np.maximum(left, right)
+        scores = np.zeros(len(query), dtype=np.float64)
+        hit = np.zeros(len(query), dtype=bool)
+        for keys, values in self._runs:
+            if not len(keys) or hit.all():
+                continue
+            pos = np.minimum(np.searchsorted(keys, query), len(keys) - 1)
+            found = (keys[pos] == query) & ~hit
+            scores[found] = values[pos[found]]
+            hit |= found
+        return scores, hit
+
+    def remember(
+        self,
+        left: npt.NDArray[np.int64],
+        right: npt.NDArray[np.int64],
+        scores: npt.NDArray[np.float64],
+    ) -> None:
+        keys = np.minimum(left, right) * self._n + np.maximum(left, right)
+        order = np.argsort(keys)
+        self._runs.append((keys[order], np.asarray(scores, dtype=np.float64)[order]))
+        # Merge like a binary counter: a run joins the one before it once it holds
+        # half as many pairs, so there are O(log n) runs and each pair is re-sorted
+        # O(log n) times.
+        while len(self._runs) > 1 and 2 * len(self._runs[-1][0]) >= len(self._runs[-2][0]):
+            (k1, v1), (k2, v2) = self._runs[-2], self._runs[-1]
+            merged_keys, merged_values = np.concatenate([k1, k2]), np.concatenate([v1, v2])
+            order = np.argsort(merged_keys, kind="stable")
+            self._runs[-2:] = [(merged_keys[order], merged_values[order])]
 
 
 def _find(parent: list[int], x: int) -> int:
@@ -105,73 +192,53 @@ def _find(parent: list[int], x: int) -> int:
     return x
 
 
-def _index_components(n: int, edges: npt.NDArray[np.int64]) -> list[list[int]]:
-    parent = list(range(n))
-    for i, j in edges.tolist():
-        a, b = _find(parent, i), _find(parent, j)
-        if a != b:
-            parent[max(a, b)] = min(a, b)
-    groups: dict[int, list[int]] = {}
-    for x in sorted({int(v) for v in edges.ravel().tolist()}):
-        groups.setdefault(_find(parent, x), []).append(x)
-    return [g for g in groups.values() if len(g) > 1]
-
-
-def _dense_blocks(
-    components: list[list[int]], scorer: PairScorer, fixed: Mapping[tuple[int, int], float]
-) -> dict[int, _Dense]:
-    """Score every pair inside each small component in one scorer call; keyed by
-    each member (a cluster's root is always one of its members)."""
-    chosen = [c for c in components if len(c) * (len(c) - 1) // 2 <= DENSE_COMPONENT_PAIRS]
+def _wave_verdicts(
+    wave: list[tuple[int, int]],
+    members: Mapping[int, list[int]],
+    scorer: PairScorer,
+    known: _KnownScores,
+    merge_threshold: float,
+    distinct_threshold: float,
+) -> list[bool]:
+    """Whether each join of the wave holds. Known scores decide first: a known
+    contradiction, or a mean that cannot reach the threshold even if every unknown
+    pair scored 1, refuses without scoring; the rest are scored in batched calls."""
+    if not wave:
+        return []
     lefts: list[npt.NDArray[np.int64]] = []
     rights: list[npt.NDArray[np.int64]] = []
-    for comp in chosen:
-        idx = np.asarray(comp, dtype=np.int64)
-        a, b = np.triu_indices(len(comp), k=1)
-        lefts.append(idx[a])
-        rights.append(idx[b])
-    if not chosen:
-        return {}
-    scores = scorer(np.concatenate(lefts), np.concatenate(rights))
-    out: dict[int, _Dense] = {}
-    offset = 0
-    for comp in chosen:
-        size = len(comp)
-        count = size * (size - 1) // 2
-        matrix = np.ones((size, size), dtype=np.float64)
-        a, b = np.triu_indices(size, k=1)
-        matrix[a, b] = scores[offset : offset + count]
-        matrix[b, a] = scores[offset : offset + count]
-        offset += count
-        dense = _Dense(pos={m: k for k, m in enumerate(comp)}, matrix=matrix)
-        for (i, j), p in fixed.items():
-            if i in dense.pos and j in dense.pos:
-                matrix[dense.pos[i], dense.pos[j]] = matrix[dense.pos[j], dense.pos[i]] = p
-        for m in comp:
-            out[m] = dense
-    return out
+    for a, b in wave:
+        left = np.asarray(members[a], dtype=np.int64)
+        right = np.asarray(members[b], dtype=np.int64)
+        lefts.append(np.repeat(left, len(right)))
+        rights.append(np.tile(right, len(left)))
+    all_left, all_right = np.concatenate(lefts), np.concatenate(rights)
+    bounds = np.cumsum([0] + [len(x) for x in lefts])
+    scores, hit = known.lookup(all_left, all_right)
+    join = np.repeat(np.arange(len(wave)), np.diff(bounds))
+    open_ = _undecided(join, scores, hit, np.diff(bounds), merge_threshold, distinct_threshold)
+    missing = np.flatnonzero(~hit & open_[join])
+    for k in range(0, len(missing), SCORE_BATCH):
+        chunk = missing[k : k + SCORE_BATCH]
+        scores[chunk] = scorer(all_left[chunk], all_right[chunk])
+        known.remember(all_left[chunk], all_right[chunk], scores[chunk])
+    low = np.bincount(join[scores < distinct_threshold], minlength=len(wave)) > 0
+    total = np.bincount(join, weights=scores, minlength=len(wave))
+    holds = open_ & ~low & (total >= merge_threshold * np.diff(bounds))
+    return [bool(x) for x in holds]
 
 
-def _cross_scores(
-    left: list[int],
-    right: list[int],
-    block: _Dense | None,
-    scorer: PairScorer,
-    fixed: Mapping[tuple[int, int], float],
-) -> npt.NDArray[np.float64] | None:
-    if block is not None:
-        rows = [block.pos[m] for m in left]
-        cols = [block.pos[m] for m in right]
-        return block.matrix[np.ix_(rows, cols)].ravel()
-    if len(left) * len(right) > MAX_CROSS_PAIRS:
-        return None
-    lg, rg = np.meshgrid(
-        np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64), indexing="ij"
-    )
-    lefts, rights = lg.ravel(), rg.ravel()
-    scores = scorer(lefts, rights)
-    for k, (i, j) in enumerate(zip(lefts.tolist(), rights.tolist(), strict=True)):
-        key = (i, j) if i < j else (j, i)
-        if key in fixed:
-            scores[k] = fixed[key]
-    return scores
+def _undecided(
+    join: npt.NDArray[np.int64],
+    scores: npt.NDArray[np.float64],
+    hit: npt.NDArray[np.bool_],
+    sizes: npt.NDArray[np.int64],
+    merge_threshold: float,
+    distinct_threshold: float,
+) -> npt.NDArray[np.bool_]:
+    """Joins the known scores do not already refuse: no known contradiction, and a
+    mean that could still reach the threshold if every unknown pair scored 1."""
+    count = len(sizes)
+    vetoed = np.bincount(join[hit & (scores < distinct_threshold)], minlength=count) > 0
+    best = np.bincount(join, weights=np.where(hit, scores, 1.0), minlength=count)
+    return np.asarray(~vetoed & (best >= merge_threshold * sizes), dtype=bool)

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redstring.consolidation import clustering
-from redstring.consolidation.clustering import agreeing_clusters
-
-if TYPE_CHECKING:
-    import pytest
+from redstring.consolidation.clustering import PairScorer, agreeing_clusters
 
 
-def _matrix_scorer(matrix: np.ndarray) -> clustering.PairScorer:
+def _matrix_scorer(matrix: np.ndarray) -> PairScorer:
     def score(left: np.ndarray, right: np.ndarray) -> np.ndarray:
         return np.asarray(matrix[left, right], dtype=np.float64)
 
@@ -52,17 +46,34 @@ def test_a_weak_mean_keeps_groups_apart() -> None:
     assert _run(m, [(0, 1), (2, 3), (1, 2)]) == [[0, 1], [2, 3]]
 
 
-def test_large_components_take_the_on_demand_path_with_equal_results(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Catches the on-demand path diverging from the dense one."""
-    rng = np.random.default_rng(7)
-    m = rng.random((30, 30))
-    m = (m + m.T) / 2
-    pairs = [(i, j) for i in range(30) for j in range(i + 1, 30) if m[i, j] > 0.6]
-    dense = _run(m, pairs)
-    monkeypatch.setattr(clustering, "DENSE_COMPONENT_PAIRS", 0)
-    assert _run(m, pairs) == dense
+def _sequential(matrix: np.ndarray, pairs: list[tuple[int, int]]) -> list[list[int]]:
+    """The specification, one join at a time in best-pair-first order."""
+    cluster = {i: {i} for i in range(len(matrix))}
+    strong = sorted((p for p in pairs if matrix[p] >= 0.5), key=lambda p: (-matrix[p], *p))
+    for i, j in strong:
+        a, b = cluster[i], cluster[j]
+        if a is b:
+            continue
+        cross = [matrix[x, y] for x in a for y in b]
+        if min(cross) >= 0.05 and sum(cross) / len(cross) >= 0.5:
+            joined = a | b
+            for x in joined:
+                cluster[x] = joined
+    return sorted({min(c): sorted(c) for c in cluster.values()}.values())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=10_000))
+def test_waves_decide_what_one_join_at_a_time_decides(seed: int) -> None:
+    """Catches a wave that decides a join before an earlier join on the same cluster:
+    batched waves must give exactly the clusters of strictly sequential greedy joins."""
+    rng = np.random.default_rng(seed)
+    # Values whose means never sit exactly on 0.5, where float rounding decides.
+    m = rng.choice([0.01, 0.31, 0.57, 0.73, 0.91, 0.993], size=(40, 40))
+    m = np.triu(m, 1)
+    m = m + m.T
+    pairs = [(i, j) for i in range(40) for j in range(i + 1, 40) if m[i, j] >= 0.5]
+    assert _run(m, pairs) == _sequential(m, pairs)
 
 
 @settings(max_examples=60, deadline=None)
