@@ -163,3 +163,34 @@ def test_a_memory_workspace_keeps_tenants_too() -> None:
     assert workspace.tenant_names() == ["a", "b"]
     with pytest.raises(NotFoundError):
         workspace.tenant("c")
+
+
+async def test_an_atomic_block_that_fails_commits_none_of_its_appends(tmp_path: Path) -> None:
+    """Catches `Workspace.atomic` committing appends one by one: a failure inside the
+    block leaves the log and the projections as they were before it, even after the
+    file is reopened; a block that completes commits everything."""
+    scenario = Scenario.generate(5, 12)
+    path = tmp_path / "ws.db"
+    half = len(scenario.appends) // 2
+
+    async def crash_inside(ws: Workspace) -> None:
+        with ws.atomic():
+            for append in scenario.appends[:half]:
+                await ws.append(
+                    append.stream_id, append.events, expected_version=append.expected_version
+                )
+                await ws.catch_up()
+            raise RuntimeError("crash inside the block")
+
+    with Workspace.open(path, dimension=DIMENSION) as ws:
+        with pytest.raises(RuntimeError, match="crash inside"):
+            await crash_inside(ws)
+        assert await ws.log.last_position() == 0
+    with Workspace.open(path, create=False) as again:
+        assert await again.log.last_position() == 0
+        with again.atomic():
+            await fill(again, scenario)
+    with Workspace.open(path, create=False) as reopened:
+        assert await store_graph_state(reopened.graph, scenario.oracle) == (
+            scenario.oracle.graph_state()
+        )

@@ -9,6 +9,8 @@ Each merge decision becomes one `EntitiesMerged` event on its own stream,
 carrying the before-snapshots that make `MergeUndone` exact, and is projected
 before the next one is built: clusters are disjoint, but an edge between two
 clusters changes when the first merges, and the second's snapshot must see that.
+Merges commit in batches (`MERGES_PER_COMMIT`): one sync to disk per batch, and a
+crash loses at most the uncommitted batch, which the next run plans again.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ if TYPE_CHECKING:
     from redstring.consolidation.engine import MergeDecision, ResolutionPlan
     from redstring.domain.entity import Entity
     from redstring.domain.ids import EntityId, TenantId
+
+
+#: Merges written (and projected) per transaction.
+MERGES_PER_COMMIT = 200
 
 
 @dataclass
@@ -135,13 +141,16 @@ class Consolidator:
             },
             left_out={t: dict(r.left_out) for t, r in plan.fields.items()},
         )
-        for done, decision in enumerate(plan.merges, start=1):
-            merge_id = await self._merge(tenant_id, decision)
-            report.merge_ids.append(merge_id)
-            report.merges += 1
-            report.merged_entities += len(decision.merged_ids)
+        for start in range(0, len(plan.merges), MERGES_PER_COMMIT):
+            batch = plan.merges[start : start + MERGES_PER_COMMIT]
+            with self._workspace.atomic():
+                ids = [await self._merge(tenant_id, decision) for decision in batch]
+            for merge_id, decision in zip(ids, batch, strict=True):
+                report.merge_ids.append(merge_id)
+                report.merges += 1
+                report.merged_entities += len(decision.merged_ids)
             if progress is not None:
-                progress(done, len(plan.merges))
+                progress(start + len(batch), len(plan.merges))
         return report
 
     async def _merge(self, tenant_id: TenantId, decision: MergeDecision) -> UUID:

@@ -12,6 +12,7 @@ what lets a projection commit store writes and its checkpoint together.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -76,6 +77,12 @@ class Workspace:
     _conn: Connection | None = field(default=None, repr=False)
     #: Settings of a memory workspace (a file keeps them in `redstring_meta`).
     _settings: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def atomic(self) -> AbstractContextManager[object]:
+        """Everything written inside commits together or not at all (one SQLite
+        transaction, one sync to disk instead of one per append). A memory workspace
+        has nothing to commit."""
+        return nullcontext() if self._conn is None else transaction(self._conn)
 
     def setting(self, key: str) -> str | None:
         """A workspace-wide setting (e.g. the embedding model it was built with)."""
