@@ -264,3 +264,6 @@ def test_consolidate_reports_field_kinds_and_takes_overrides(tmp_path: Path) -> 
     report = json.loads(result.stdout)
     assert report["fields"]["Person"] == {"name": "person_name", "born": "year"}
     assert "role" in report["left_out"]["Person"]
+    assert "Person" in report["models_trained"]
+    again = redstring("consolidate", cwd=tmp_path)
+    assert "model trained on this tenant's records" in again.stdout

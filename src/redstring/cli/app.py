@@ -353,6 +353,10 @@ def _print_consolidation(report: ConsolidationReport) -> None:
         console.print(f"{entity_type} records: comparing {fields or 'nothing'}")
         for name, why in sorted(report.left_out.get(entity_type, {}).items()):
             console.print(f"  left out {name}: {why}")
+        if entity_type in report.models_trained:
+            console.print("  model trained on this tenant's records, logged for later runs")
+        elif entity_type in report.models_reused:
+            console.print("  model reused as logged by an earlier consolidation")
     bands = ", ".join(f"{band} {count}" for band, count in sorted(report.bands.items()))
     console.print(
         f"{report.entities} entities, {report.candidate_pairs} candidate pairs ({bands or 'none'})"

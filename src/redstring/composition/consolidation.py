@@ -15,14 +15,18 @@ crash loses at most the uncommitted batch, which the next run plans again.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from uuid import UUID, uuid4
 
 from redstring.consolidation.engine import resolve, resolve_incremental
+from redstring.consolidation.record_model import TrainedModel
 from redstring.domain.exceptions import ConcurrencyError, NotFoundError
+from redstring.events.base import decode
 from redstring.events.merge import EntitiesMerged, MergeUndone
-from redstring.events.streams import merge_stream
+from redstring.events.resolution import ResolutionModelTrained
+from redstring.events.streams import merge_stream, model_stream
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -56,6 +60,10 @@ class ConsolidationReport:
     #: Per record entity type: field -> kind used, and property -> why it was left out.
     fields: dict[str, dict[str, str]] = field(default_factory=dict)
     left_out: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: Record entity types whose model was trained by this run (and logged), and
+    #: those scored with the model a previous run logged.
+    models_trained: list[str] = field(default_factory=list)
+    models_reused: list[str] = field(default_factory=list)
 
 
 class Consolidator:
@@ -94,14 +102,31 @@ class Consolidator:
         """Resolve a batch of newly ingested entities against the tenant (incremental)."""
         graph = self._workspace.graph
         entities = await graph.get_entities(list(entity_ids), tenant_id)
+        types = sorted({e.entity_type for e in entities})
         plan = await resolve_incremental(
             entities,
             graph,
             tenant_id,
             neighbours=await self._neighbours(tenant_id),
             adjudicator=self._adjudicator,
+            models=await self.logged_models(tenant_id, types),
         )
         return await self._apply(tenant_id, entities, plan, None)
+
+    async def logged_models(
+        self, tenant_id: TenantId, entity_types: Sequence[str]
+    ) -> dict[str, TrainedModel]:
+        """The newest record model logged for each of `entity_types` (where one was)."""
+        models: dict[str, TrainedModel] = {}
+        for entity_type in entity_types:
+            stream = await self._workspace.log.read_stream(
+                model_stream(tenant_id, entity_type), tenant_id
+            )
+            if stream:
+                event = decode(stream[-1])
+                if isinstance(event, ResolutionModelTrained):
+                    models[entity_type] = TrainedModel.from_dict(event.model)
+        return models
 
     async def undo(self, merge_id: UUID, tenant_id: TenantId, *, reason: str = "") -> None:
         """Reverse one merge exactly. Undo newer merges of the same entities first."""
@@ -140,7 +165,13 @@ class Consolidator:
                 for t, r in plan.fields.items()
             },
             left_out={t: dict(r.left_out) for t, r in plan.fields.items()},
+            models_reused=list(plan.reused_models),
         )
+        for entity_type, model in sorted(plan.models.items()):
+            if entity_type in plan.reused_models:
+                continue
+            await self._log_model(tenant_id, entity_type, model)
+            report.models_trained.append(entity_type)
         for start in range(0, len(plan.merges), MERGES_PER_COMMIT):
             batch = plan.merges[start : start + MERGES_PER_COMMIT]
             with self._workspace.atomic():
@@ -152,6 +183,19 @@ class Consolidator:
             if progress is not None:
                 progress(start + len(batch), len(plan.merges))
         return report
+
+    async def _log_model(
+        self, tenant_id: TenantId, entity_type: str, model: Mapping[str, object]
+    ) -> None:
+        stream = model_stream(tenant_id, entity_type)
+        version = await self._workspace.log.stream_version(stream, tenant_id)
+        event = ResolutionModelTrained(
+            tenant_id=tenant_id,
+            entity_type=entity_type,
+            trained_on=int(str(model.get("trained_on", 0))),
+            model=json.loads(json.dumps(model)),
+        )
+        await self._workspace.append(stream, [event], expected_version=version)
 
     async def _merge(self, tenant_id: TenantId, decision: MergeDecision) -> UUID:
         graph = self._workspace.graph

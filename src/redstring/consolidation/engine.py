@@ -35,7 +35,7 @@ from redstring.consolidation.field_resolution import (
     resolve_fields,
 )
 from redstring.consolidation.mentions import score_mentions
-from redstring.consolidation.record_model import train
+from redstring.consolidation.record_model import TrainedModel, train
 from redstring.domain.exceptions import InvalidInputError, MalformedOutputError, TenantMismatchError
 
 if TYPE_CHECKING:
@@ -109,6 +109,8 @@ class ResolutionPlan:
     fields: dict[str, FieldReport] = field(default_factory=dict)
     #: Per record entity type: the trained model (m, u, match rate, blocking rules).
     models: dict[str, dict[str, object]] = field(default_factory=dict)
+    #: Record entity types scored with a model given to the run rather than trained.
+    reused_models: list[str] = field(default_factory=list)
     #: The entities in the order `candidate_pairs` indexes them.
     entity_ids: list[EntityId] = field(default_factory=list)
     #: Every candidate pair, as index pairs into `entity_ids`, so a benchmark can
@@ -130,6 +132,7 @@ class _Group:
     reason: str
     report: FieldReport | None = None
     model: dict[str, object] | None = None
+    reused: bool = False
 
 
 def is_record(entity: Entity) -> bool:
@@ -142,8 +145,10 @@ def _groups(
     entities: Sequence[Entity],
     neighbours: Mapping[EntityId, set[EntityId]] | None,
     overrides: Mapping[str, str] | None,
+    models: Mapping[str, TrainedModel] | None = None,
 ) -> list[_Group]:
-    """Evidence for every entity: one record model per type, one mention model."""
+    """Evidence for every entity: one record model per type (a given one when it
+    still fits the type's fields, else trained here), one mention model."""
     ordered = sorted(entities, key=lambda e: str(e.id))
     groups: list[_Group] = []
     by_type: dict[str, list[Entity]] = {}
@@ -152,7 +157,7 @@ def _groups(
             by_type.setdefault(entity.entity_type, []).append(entity)
     for entity_type in sorted(by_type):
         members = by_type[entity_type]
-        evidence = train(members, overrides=overrides)
+        evidence = train(members, overrides=overrides, model=(models or {}).get(entity_type))
         groups.append(
             _Group(
                 label=entity_type,
@@ -166,6 +171,7 @@ def _groups(
                 ),
                 report=evidence.report,
                 model=evidence.model.as_dict() if evidence.model is not None else None,
+                reused=evidence.reused,
             )
         )
     known = {"name", *(k for group in by_type.values() for e in group for k in e.properties)}
@@ -230,6 +236,8 @@ def _plan(
             plan.fields[group.label] = group.report
         if group.model is not None:
             plan.models[group.label] = group.model
+            if group.reused:
+                plan.reused_models.append(group.label)
         probabilities = group.probabilities.copy()
         bands.update(band_of(float(p)).value for p in probabilities.tolist())
         decided = {row: same for (k, row), same in (verdicts or {}).items() if k == g}
@@ -304,10 +312,11 @@ def resolve_sync(
     *,
     neighbours: Mapping[EntityId, set[EntityId]] | None = None,
     field_overrides: Mapping[str, str] | None = None,
+    models: Mapping[str, TrainedModel] | None = None,
 ) -> ResolutionPlan:
     """Resolve without an adjudicator: grey pairs stay apart and are reported."""
     _check(entities)
-    return _plan(_groups(entities, neighbours, field_overrides), None)
+    return _plan(_groups(entities, neighbours, field_overrides, models), None)
 
 
 async def resolve(
@@ -316,10 +325,12 @@ async def resolve(
     neighbours: Mapping[EntityId, set[EntityId]] | None = None,
     adjudicator: Adjudicator | None = None,
     field_overrides: Mapping[str, str] | None = None,
+    models: Mapping[str, TrainedModel] | None = None,
 ) -> ResolutionPlan:
-    """Resolve a batch of entities; grey pairs go to `adjudicator` when one is given."""
+    """Resolve a batch of entities; grey pairs go to `adjudicator` when one is given.
+    `models` (per entity type) are used instead of training where they still fit."""
     _check(entities)
-    groups = _groups(entities, neighbours, field_overrides)
+    groups = _groups(entities, neighbours, field_overrides, models)
     verdicts = await _adjudicate(groups, adjudicator) if adjudicator is not None else None
     return _plan(groups, verdicts)
 
@@ -332,12 +343,14 @@ async def resolve_incremental(
     neighbours: Mapping[EntityId, set[EntityId]] | None = None,
     adjudicator: Adjudicator | None = None,
     field_overrides: Mapping[str, str] | None = None,
+    models: Mapping[str, TrainedModel] | None = None,
 ) -> ResolutionPlan:
     """Resolve `new_entities` against the live entities of their types.
 
-    Both models learn from the whole tenant (value frequencies, document context),
-    so they see every live entity of the new entities' types; only clusters that
-    hold a new entity become merges.
+    Both models read the whole tenant (value frequencies, document context), so
+    they see every live entity of the new entities' types; a record model given in
+    `models` keeps its m, u and match rate (no retraining). Only clusters that hold
+    a new entity become merges.
     """
     _check(new_entities)
     if not new_entities:
@@ -347,7 +360,7 @@ async def resolve_incremental(
     types = sorted({e.entity_type for e in new_entities})
     live = {e.id: e for e in await store.list_entities(tenant_id, entity_types=types)}
     live.update({e.id: e for e in new_entities})
-    groups = _groups(list(live.values()), neighbours, field_overrides)
+    groups = _groups(list(live.values()), neighbours, field_overrides, models)
     verdicts = await _adjudicate(groups, adjudicator) if adjudicator is not None else None
     return _plan(groups, verdicts, restrict_to={e.id for e in new_entities})
 

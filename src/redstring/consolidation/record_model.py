@@ -93,9 +93,22 @@ class TrainedModel:
     prior: float
     rounds: int
     rules: list[str]
+    #: Entities of the type it was trained on.
+    trained_on: int = 0
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> TrainedModel:
+        """The model `as_dict` wrote (e.g. read back from the log)."""
+        return cls(**dict(data))  # type: ignore[arg-type]
+
+    def fits(self, columns: Sequence[FieldColumn]) -> bool:
+        """Whether it was trained on the same fields, kinds and levels as `columns`."""
+        mine = [(f.get("name"), f.get("kind")) for f in self.fields]
+        theirs = [(c.spec.name, c.spec.kind.value) for c in columns]
+        return mine == theirs and [len(t) for t in self.m] == [c.levels for c in columns]
 
 
 @dataclass
@@ -114,6 +127,8 @@ class RecordEvidence:
     #: log of each field's exact-agreement rate among random pairs: the average
     #: value frequency that term-frequency adjustment compares a value's own with.
     log_random_u: list[float] = field(default_factory=list)
+    #: The model was given (a stored one), not trained on these entities.
+    reused: bool = False
 
     def __call__(
         self, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
@@ -505,8 +520,14 @@ def train(
     *,
     overrides: Mapping[str, str] | None = None,
     seed: int = 0,
+    model: TrainedModel | None = None,
 ) -> RecordEvidence:
-    """Detect fields, block, estimate u and m, and score the candidate pairs."""
+    """Detect fields, block, estimate u and m, and score the candidate pairs.
+
+    With `model` (one trained earlier on this type) whose fields still fit the
+    detected ones, its m, u and match rate are used as they are: no sampling, no
+    EM, so incremental runs decide as the run that trained it did.
+    """
     report = detect_fields(entities, overrides)
     n = len(entities)
     empty = RecordEvidence(
@@ -525,11 +546,71 @@ def train(
         return empty
     levels = _levels(columns, pairs[:, 0], pairs[:, 1])
 
-    sample_left, sample_right = _random_pairs(n, min(U_SAMPLE_PAIRS, n * (n - 1) // 2 * 4), seed)
-    sample_levels = _levels(columns, sample_left, sample_right)
+    reused = model is not None and model.fits(columns)
+    if model is not None and reused:
+        m_tables = [np.asarray(t, dtype=np.float64) for t in model.m]
+        u_tables = [np.asarray(t, dtype=np.float64) for t in model.u]
+        prior, rounds = model.prior, model.rounds
+    else:
+        m_tables, u_tables, rounds = _estimate(columns, n, seed)
+        prior = _fit_prior(levels, m_tables, u_tables)
+
     log_u: list[npt.NDArray[np.float64]] = []
     log_m: list[npt.NDArray[np.float64]] = []
     log_random_u: list[float] = []
+    for f, column in enumerate(columns):
+        lm = np.zeros(column.levels)
+        lu = np.zeros(column.levels)
+        lm[1:] = np.log(np.maximum(m_tables[f][1:], FLOOR))
+        lu[1:] = np.log(u_tables[f][1:])
+        weight = _monotone(lm - lu)
+        # Keep log u as estimated and fold the monotone correction into log m.
+        lm = weight + lu
+        lm[0] = lu[0] = 0.0
+        log_m.append(lm)
+        log_u.append(lu)
+        log_random_u.append(float(np.log(u_tables[f][-1])))
+    trained = (
+        model
+        if model is not None and reused
+        else TrainedModel(
+            fields=[
+                {"name": c.spec.name, "kind": c.spec.kind.value, "sources": list(c.spec.sources)}
+                for c in columns
+            ],
+            m=[[float(x) for x in t] for t in m_tables],
+            u=[[float(x) for x in t] for t in u_tables],
+            prior=prior,
+            rounds=rounds,
+            rules=[r.label for r in rules],
+            trained_on=n,
+        )
+    )
+    evidence = RecordEvidence(
+        pairs=pairs,
+        probabilities=np.zeros(0),
+        report=report,
+        model=trained,
+        columns=columns,
+        log_m=log_m,
+        log_u=log_u,
+        prior_logit=float(np.log(prior / (1 - prior))),
+        comparisons=len(pairs),
+        log_random_u=log_random_u,
+        reused=reused,
+    )
+    evidence.probabilities = _probability(
+        evidence._log_factor(levels, pairs[:, 0], pairs[:, 1]), evidence.prior_logit
+    )
+    return evidence
+
+
+def _estimate(
+    columns: Sequence[FieldColumn], n: int, seed: int
+) -> tuple[list[npt.NDArray[np.float64]], list[npt.NDArray[np.float64]], int]:
+    """u from random pairs (beside a generic prior), then m by EM: (m, u, EM rounds)."""
+    sample_left, sample_right = _random_pairs(n, min(U_SAMPLE_PAIRS, n * (n - 1) // 2 * 4), seed)
+    sample_levels = _levels(columns, sample_left, sample_right)
     m_tables: list[npt.NDArray[np.float64]] = []
     u_tables: list[npt.NDArray[np.float64]] = []
     for f, column in enumerate(columns):
@@ -543,44 +624,4 @@ def train(
         u_tables.append(u)
         m_tables.append(_prior_m(column.levels))
     m_tables, rounds = _em_sessions(columns, u_tables, m_tables)
-    prior = _fit_prior(levels, m_tables, u_tables)
-
-    for f, column in enumerate(columns):
-        lm = np.zeros(column.levels)
-        lu = np.zeros(column.levels)
-        lm[1:] = np.log(np.maximum(m_tables[f][1:], FLOOR))
-        lu[1:] = np.log(u_tables[f][1:])
-        weight = _monotone(lm - lu)
-        # Keep log u as estimated and fold the monotone correction into log m.
-        lm = weight + lu
-        lm[0] = lu[0] = 0.0
-        log_m.append(lm)
-        log_u.append(lu)
-        log_random_u.append(float(np.log(u_tables[f][-1])))
-    model = TrainedModel(
-        fields=[
-            {"name": c.spec.name, "kind": c.spec.kind.value, "sources": list(c.spec.sources)}
-            for c in columns
-        ],
-        m=[[float(x) for x in t] for t in m_tables],
-        u=[[float(x) for x in t] for t in u_tables],
-        prior=prior,
-        rounds=rounds,
-        rules=[r.label for r in rules],
-    )
-    evidence = RecordEvidence(
-        pairs=pairs,
-        probabilities=np.zeros(0),
-        report=report,
-        model=model,
-        columns=columns,
-        log_m=log_m,
-        log_u=log_u,
-        prior_logit=float(np.log(prior / (1 - prior))),
-        comparisons=len(pairs),
-        log_random_u=log_random_u,
-    )
-    evidence.probabilities = _probability(
-        evidence._log_factor(levels, pairs[:, 0], pairs[:, 1]), evidence.prior_logit
-    )
-    return evidence
+    return m_tables, u_tables, rounds

@@ -4,10 +4,12 @@ from redstring.events.base import DomainEvent, decode, register, registered_type
 from redstring.events.embedding import EmbeddedEntity, EntitiesEmbedded
 from redstring.events.ingest import ChunkStats, DocumentExtracted, RecordsImported
 from redstring.events.merge import EntitiesMerged, MergeUndone, redirect_relationships
+from redstring.events.resolution import ResolutionModelTrained
 from redstring.events.streams import (
     document_stream,
     embeddings_stream,
     merge_stream,
+    model_stream,
     records_stream,
 )
 
@@ -20,10 +22,12 @@ __all__ = [
     "EntitiesMerged",
     "MergeUndone",
     "RecordsImported",
+    "ResolutionModelTrained",
     "decode",
     "document_stream",
     "embeddings_stream",
     "merge_stream",
+    "model_stream",
     "records_stream",
     "redirect_relationships",
     "register",

@@ -38,3 +38,8 @@ def merge_stream(merge_id: UUID) -> str:
     exists and is undone at most once.
     """
     return f"merge:{merge_id}"
+
+
+def model_stream(tenant_id: TenantId, entity_type: str) -> str:
+    """The record models trained for one entity type, newest last."""
+    return f"model:{tenant_id}:{entity_type}"

@@ -200,3 +200,28 @@ async def test_incremental_consolidation_finds_a_duplicate_under_the_extra_key_f
     new = [e.id for e in await workspace.graph.list_entities(tenant) if e.id not in stored]
     report = await Consolidator(workspace).consolidate_new(tenant, new)
     assert report.merges == 1
+
+
+async def test_the_trained_model_is_logged_and_incremental_runs_reuse_it() -> None:
+    """Catches a model that is not an event (nothing to reuse or audit), and an
+    incremental run that retrains instead of scoring with the logged model; the
+    event must not disturb a replay."""
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    await fill(workspace, tenant, PEOPLE[:1] + PEOPLE[2:])
+    consolidator = Consolidator(workspace)
+    first = await consolidator.consolidate(tenant)
+    assert (first.models_trained, first.models_reused) == (["person"], [])
+    [logged] = (await consolidator.logged_models(tenant, ["person"])).values()
+    assert logged.trained_on == 2
+    assert [str(f["name"]).removeprefix("@") for f in logged.fields] == list(first.fields["person"])
+    stored = {e.id for e in await workspace.graph.list_entities(tenant)}
+    await fill(workspace, tenant, PEOPLE[1:2])
+    new = [e.id for e in await workspace.graph.list_entities(tenant) if e.id not in stored]
+    second = await consolidator.consolidate_new(tenant, new)
+    assert (second.models_trained, second.models_reused) == ([], ["person"])
+    assert second.merges == 1
+    live = await snapshot(workspace, tenant)
+    await workspace.replay()
+    assert await snapshot(workspace, tenant) == live
+    other = TenantId(uuid4())
+    assert await consolidator.logged_models(other, ["person"]) == {}

@@ -12,7 +12,7 @@ from redstring.consolidation.clustering import agreeing_clusters
 from redstring.consolidation.dates import parse_date
 from redstring.consolidation.engine import resolve_sync
 from redstring.consolidation.kinds import FieldKind, detect_fields
-from redstring.consolidation.record_model import train
+from redstring.consolidation.record_model import TrainedModel, train
 from redstring.domain.entity import Entity
 from redstring.domain.exceptions import InvalidInputError
 from redstring.domain.ids import EntityId, tenant_id_for
@@ -110,6 +110,29 @@ def test_scorer_agrees_with_the_candidate_probabilities() -> None:
     evidence = train(entities)
     again = evidence(evidence.pairs[:, 0], evidence.pairs[:, 1])
     assert np.allclose(again, evidence.probabilities)
+
+
+def test_a_stored_model_that_fits_is_used_as_it_is_and_one_that_does_not_is_retrained() -> None:
+    """Catches a stored model being ignored (incremental runs would retrain and may
+    decide differently) and one trained on other fields being applied anyway."""
+    entities, _ = people(40, 2)
+    first = train(entities)
+    assert first.model is not None
+    assert not first.reused
+    stored = TrainedModel.from_dict(first.model.as_dict())
+    more, _ = people(45, 2, seed=9)
+    reused = train(more, model=stored)
+    assert reused.reused
+    assert reused.model == stored
+    assert reused.prior_logit == pytest.approx(first.prior_logit)
+    fresh = train(more)
+    assert not np.allclose(fresh.log_m[0], reused.log_m[0])
+    fewer = [
+        e.model_copy(update={"properties": {"vorname": e.properties["vorname"]}}) for e in more
+    ]
+    refit = train(fewer, model=stored)
+    assert not refit.reused
+    assert refit.model != stored
 
 
 STREETS = ["elm", "harbour", "quarry", "mill", "station", "orchard", "bridge", "chapel"]
