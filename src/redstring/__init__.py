@@ -26,7 +26,7 @@ from redstring.composition import (
     embed_entities,
     import_records,
 )
-from redstring.consolidation import Adjudicator, GreyPair, LlmAdjudicator
+from redstring.consolidation import Adjudicator, GreyPair, LlmAdjudicator, TrainedModel
 from redstring.domain.blocking import (
     PREFIX_LENGTH,
     blocking_keys,
@@ -171,6 +171,7 @@ __all__ = [
     "TenantId",
     "TenantMismatchError",
     "TokenUsage",
+    "TrainedModel",
     "TypeSpec",
     "VectorMatch",
     "VectorProjection",

@@ -13,6 +13,7 @@ from redstring.consolidation.engine import (
     resolve_incremental,
     resolve_sync,
 )
+from redstring.consolidation.record_model import TrainedModel
 
 __all__ = [
     "Adjudicator",
@@ -22,6 +23,7 @@ __all__ = [
     "MergeDecision",
     "PairScore",
     "ResolutionPlan",
+    "TrainedModel",
     "resolve",
     "resolve_incremental",
     "resolve_sync",

@@ -104,12 +104,6 @@ class TrainedModel:
         """The model `as_dict` wrote (e.g. read back from the log)."""
         return cls(**dict(data))  # type: ignore[arg-type]
 
-    def fits(self, columns: Sequence[FieldColumn]) -> bool:
-        """Whether it was trained on the same fields, kinds and levels as `columns`."""
-        mine = [(f.get("name"), f.get("kind")) for f in self.fields]
-        theirs = [(c.spec.name, c.spec.kind.value) for c in columns]
-        return mine == theirs and [len(t) for t in self.m] == [c.levels for c in columns]
-
 
 @dataclass
 class RecordEvidence:
@@ -163,6 +157,13 @@ class RecordEvidence:
                 )
                 total[exact] += self.log_random_u[f] - np.log(freq)
         return total
+
+
+def _fits(model: TrainedModel, columns: Sequence[FieldColumn]) -> bool:
+    """Whether `model` was trained on the same fields, kinds and levels as `columns`."""
+    mine = [(f.get("name"), f.get("kind")) for f in model.fields]
+    theirs = [(c.spec.name, c.spec.kind.value) for c in columns]
+    return mine == theirs and [len(t) for t in model.m] == [c.levels for c in columns]
 
 
 def _levels(
@@ -546,7 +547,7 @@ def train(
         return empty
     levels = _levels(columns, pairs[:, 0], pairs[:, 1])
 
-    reused = model is not None and model.fits(columns)
+    reused = model is not None and _fits(model, columns)
     if model is not None and reused:
         m_tables = [np.asarray(t, dtype=np.float64) for t in model.m]
         u_tables = [np.asarray(t, dtype=np.float64) for t in model.u]
