@@ -97,14 +97,34 @@ def agreeing_clusters(
                 out.add(k)
         return out
 
+    # Members each cluster is known to contradict (a pair below the distinct
+    # threshold), keyed by root: most refused joins are refused by one of these,
+    # found by a set test before any cross pair is built.
+    cannot: dict[int, set[int]] = {}
+    for i, j in _contradictions(pairs, probabilities, fixed, distinct_threshold):
+        cannot.setdefault(i, set()).add(j)
+        cannot.setdefault(j, set()).add(i)
+
+    def contradicts(a: int, b: int) -> bool:
+        if len(members[a]) > len(members[b]):
+            a, b = b, a
+        return not cannot.get(b, set()).isdisjoint(members[a])
+
     wave_edges = sorted(ready(list(pending)))
     while wave_edges:
         wave = [(_find(parent, ends[k][0]), _find(parent, ends[k][1])) for k in wave_edges]
-        sizes_ok = [len(members[a]) * len(members[b]) <= MAX_CROSS_PAIRS for a, b in wave]
+        sizes_ok = [
+            len(members[a]) * len(members[b]) <= MAX_CROSS_PAIRS and not contradicts(a, b)
+            for a, b in wave
+        ]
         checked = [w for w, ok in zip(wave, sizes_ok, strict=True) if ok]
-        verdicts = iter(
-            _wave_verdicts(checked, members, scorer, known, merge_threshold, distinct_threshold)
+        holds, low_left, low_right = _wave_verdicts(
+            checked, members, scorer, known, merge_threshold, distinct_threshold
         )
+        for i, j in zip(low_left.tolist(), low_right.tolist(), strict=True):
+            cannot.setdefault(_find(parent, i), set()).add(j)
+            cannot.setdefault(_find(parent, j), set()).add(i)
+        verdicts = iter(holds)
         touched: list[int] = []
         for (a, b), ok in zip(wave, sizes_ok, strict=True):
             for root in (a, b):
@@ -119,6 +139,9 @@ def agreeing_clusters(
             for k in small:
                 heapq.heappush(large, k)
             pending[keep] = large
+            few, many = sorted((cannot.pop(gone, set()), cannot.get(keep, set())), key=len)
+            many |= few
+            cannot[keep] = many
             touched.append(keep)
         wave_edges = sorted(ready({_find(parent, r) for r in touched}))
     return sorted((sorted(c) for c in members.values()), key=lambda c: c[0])
@@ -157,13 +180,16 @@ class _KnownScores:
         query = np.minimum(left, right) * self._n + np.maximum(left, right)
         scores = np.zeros(len(query), dtype=np.float64)
         hit = np.zeros(len(query), dtype=bool)
+        open_rows = np.arange(len(query))
         for keys, values in self._runs:
-            if not len(keys) or hit.all():
+            if not len(keys) or not len(open_rows):
                 continue
-            pos = np.minimum(np.searchsorted(keys, query), len(keys) - 1)
-            found = (keys[pos] == query) & ~hit
-            scores[found] = values[pos[found]]
-            hit |= found
+            asked = query[open_rows]
+            pos = np.minimum(np.searchsorted(keys, asked), len(keys) - 1)
+            found = keys[pos] == asked
+            scores[open_rows[found]] = values[pos[found]]
+            hit[open_rows[found]] = True
+            open_rows = open_rows[~found]
         return scores, hit
 
     def remember(
@@ -199,12 +225,14 @@ def _wave_verdicts(
     known: _KnownScores,
     merge_threshold: float,
     distinct_threshold: float,
-) -> list[bool]:
-    """Whether each join of the wave holds. Known scores decide first: a known
+) -> tuple[list[bool], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Whether each join of the wave holds, and the pairs newly scored below the
+    distinct threshold (left, right). Known scores decide first: a known
     contradiction, or a mean that cannot reach the threshold even if every unknown
     pair scored 1, refuses without scoring; the rest are scored in batched calls."""
     if not wave:
-        return []
+        empty = np.zeros(0, dtype=np.int64)
+        return [], empty, empty
     lefts: list[npt.NDArray[np.int64]] = []
     rights: list[npt.NDArray[np.int64]] = []
     for a, b in wave:
@@ -225,7 +253,8 @@ def _wave_verdicts(
     low = np.bincount(join[scores < distinct_threshold], minlength=len(wave)) > 0
     total = np.bincount(join, weights=scores, minlength=len(wave))
     holds = open_ & ~low & (total >= merge_threshold * np.diff(bounds))
-    return [bool(x) for x in holds]
+    contradicting = missing[scores[missing] < distinct_threshold]
+    return [bool(x) for x in holds], all_left[contradicting], all_right[contradicting]
 
 
 def _undecided(
@@ -242,3 +271,20 @@ def _undecided(
     vetoed = np.bincount(join[hit & (scores < distinct_threshold)], minlength=count) > 0
     best = np.bincount(join, weights=np.where(hit, scores, 1.0), minlength=count)
     return np.asarray(~vetoed & (best >= merge_threshold * sizes), dtype=bool)
+
+
+def _contradictions(
+    pairs: npt.NDArray[np.int64],
+    probabilities: npt.NDArray[np.float64],
+    fixed: Mapping[tuple[int, int], float],
+    distinct_threshold: float,
+) -> list[tuple[int, int]]:
+    """Pairs known to score below the distinct threshold (fixed verdicts win)."""
+    low = pairs[probabilities < distinct_threshold].tolist()
+    out = {(min(i, j), max(i, j)) for i, j in low}
+    for key, p in fixed.items():
+        if p < distinct_threshold:
+            out.add(key)
+        else:
+            out.discard(key)
+    return sorted(out)

@@ -239,7 +239,11 @@ def _plan(
             if group.reused:
                 plan.reused_models.append(group.label)
         probabilities = group.probabilities.copy()
-        bands.update(band_of(float(p)).value for p in probabilities.tolist())
+        merge_band = probabilities >= MERGE_THRESHOLD
+        grey_band = (probabilities >= GREY_LOWER) & ~merge_band
+        bands[Band.MERGE.value] += int(merge_band.sum())
+        bands[Band.GREY.value] += int(grey_band.sum())
+        bands[Band.DISTINCT.value] += int((~merge_band & ~grey_band).sum())
         decided = {row: same for (k, row), same in (verdicts or {}).items() if k == g}
         for row, same in decided.items():
             probabilities[row] = 1.0 if same else 0.0
@@ -257,14 +261,21 @@ def _plan(
                 for i, j in [group.pairs[row].tolist()]
             },
         )
-        cluster_of = {m: c for c, members_ in enumerate(clusters) for m in members_}
+        label = np.zeros(len(members), dtype=np.int64)
+        for c, indices in enumerate(clusters):
+            label[indices] = c
+        left, right = group.pairs[:, 0], group.pairs[:, 1]
+        same = label[left] == label[right]
         inside: dict[int, list[float]] = {}
-        for row, (i, j) in enumerate(group.pairs.tolist()):
+        for row in np.flatnonzero(same).tolist():
+            inside.setdefault(int(label[left[row]]), []).append(float(probabilities[row]))
+        apart = ~same & grey_band
+        if decided:
+            apart[list(decided)] = False
+        for row in np.flatnonzero(apart).tolist():
+            i, j = int(left[row]), int(right[row])
             p = float(probabilities[row])
-            if cluster_of[i] == cluster_of[j]:
-                inside.setdefault(cluster_of[i], []).append(p)
-            elif band_of(p) is Band.GREY and row not in decided:
-                plan.grey.append(PairScore(members[i].id, members[j].id, p, Band.GREY))
+            plan.grey.append(PairScore(members[i].id, members[j].id, p, Band.GREY))
         for c, indices in enumerate(clusters):
             plan.clusters.append(sorted((members[m].id for m in indices), key=str))
             if len(indices) < 2:
