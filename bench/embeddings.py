@@ -12,7 +12,8 @@ the environment). For each it prints:
 - texts/s at batch 32 on short names (`full_name` of historical_figures_50k) and on
   60-word passages (CoNLL04 test sentences joined and cut to 60 words), median of 3;
 - query p50/p99 ms: one short name per call through `embed_query`, as a search
-  embeds its query (event loop and worker thread included), over the same names;
+  embeds its query (through the event loop; a short query runs on the caller's
+  thread, `INLINE_QUERY_CHARS`), over the same names;
 - min cosine: the lowest cosine between this row's vector of a name and the numpy
   runtime's (the reference implementation, which matches sentence-transformers).
 
