@@ -171,15 +171,16 @@ async def test_an_index_opened_as_a_map_is_caught_up_or_rebuilt_after_a_write(
         builder = SqliteVectorStore(conn, DIMENSION, memory_after=None, ann_min_rows=1)
         await builder.upsert([record(v) for v in _spread(40)], tenant)
         await builder.search(unit(0), tenant)
-        for lose_the_file in (False, True):
+        for direction, lose_the_file in ((7, False), (8, True)):
             mapped = SqliteVectorStore(conn, DIMENSION, memory_after=None, ann_min_rows=1)
             await mapped.search(unit(0), tenant)
-            added = record(unit(7))
+            added = record(unit(direction))
             await builder.upsert([added], tenant)
             if lose_the_file:
                 for saved in (tmp_path / "redstring.db.vec").glob("*.usearch"):
                     saved.unlink()
-            assert (await mapped.search(unit(7), tenant, k=1))[0].entity_id == added.entity_id
+            [found] = await mapped.search(unit(direction), tenant, k=1)
+            assert found.entity_id == added.entity_id
     finally:
         conn.close()
 
