@@ -21,6 +21,15 @@ from the document, type and name make a re-extracted entity an upsert.
 the model keeps answering malformed JSON), nothing of that document is appended
 and the report says so; running the build again retries it. A partial document
 would otherwise be marked done by its content hash and never completed.
+
+**One commit per batch.** A batch's documents are extracted and embedded first,
+outside any transaction (model calls never hold the write lock); then their
+`DocumentExtracted` events, the batch's `EntitiesEmbedded` event and the
+projection catch-up commit in one `Workspace.atomic()` transaction: one sync to
+disk per batch instead of two per document. A crash or an error raised inside
+that block loses exactly the uncommitted batch -- none of its documents is
+marked done by its content hash -- and a rerun re-extracts exactly those
+documents; committed batches are skipped as unchanged.
 """
 
 from __future__ import annotations
@@ -194,9 +203,8 @@ async def build_graphs(
     cache = _VectorCache()
     for first in range(0, len(documents), batch_size):
         batch = documents[first : first + batch_size]
-        built: list[tuple[GraphBuildReport, list[Entity]]] = []
-        for source_id, document in batch:
-            report, entities = await _extract_and_append(
+        built = [
+            await _extract(
                 document,
                 workspace=workspace,
                 tenant_id=tenant_id,
@@ -207,24 +215,49 @@ async def build_graphs(
                 chunk_overlap=chunk_overlap,
                 notify=notify,
             )
-            built.append((report, entities))
-        await workspace.catch_up()
-        for report, _ in built:
+            for source_id, document in batch
+        ]
+        vectors: EntitiesEmbedded | None = None
+        if embeddings is not None:
+            unique = {e.id: e for doc in built for e in doc.entities}
+            if unique:
+                vectors = await _vectors_event(
+                    workspace, tenant_id, list(unique.values()), embeddings, cache
+                )
+        with workspace.atomic():
+            for doc in built:
+                if doc.event is not None:
+                    await workspace.append(
+                        doc.stream, [doc.event], expected_version=doc.expected_version
+                    )
+            if vectors is not None:
+                await _append_vectors(workspace, vectors)
+            await workspace.catch_up()
+        for doc in built:
+            report = doc.report
             if report.ok and not report.unchanged:
                 notify(BuildProgress(report.source_id, "appended", *(report.total_chunks,) * 2))
-        if embeddings is not None:
-            unique = {e.id: e for _, entities in built for e in entities}
-            if unique:
-                await _embed(workspace, tenant_id, list(unique.values()), embeddings, cache)
-            for report, entities in built:
-                report.embedded = len(entities)
-                if entities:
+            if embeddings is not None:
+                report.embedded = len(doc.entities)
+                if doc.entities:
                     notify(BuildProgress(report.source_id, "embedded", *(report.total_chunks,) * 2))
-        reports.extend(report for report, _ in built)
+        reports.extend(doc.report for doc in built)
     return reports
 
 
-async def _extract_and_append(
+@dataclass
+class _Extracted:
+    """One document extracted but not yet appended: its report, its entities, and
+    the event to append at `expected_version` of `stream` (None when there is none)."""
+
+    report: GraphBuildReport
+    stream: str
+    expected_version: int
+    event: DocumentExtracted | None = None
+    entities: list[Entity] = field(default_factory=list)
+
+
+async def _extract(
     document: str,
     *,
     workspace: Workspace,
@@ -235,8 +268,8 @@ async def _extract_and_append(
     chunk_size: int,
     chunk_overlap: int,
     notify: Callable[[BuildProgress], None],
-) -> tuple[GraphBuildReport, list[Entity]]:
-    """One document's extraction appended to its stream (not yet projected); its entities."""
+) -> _Extracted:
+    """One document's extraction, ready to append to its stream; nothing is written."""
     report = GraphBuildReport(source_id=source_id)
     content_hash = hashlib.sha256(document.encode("utf-8")).hexdigest()
     stream = document_stream(tenant_id, source_id)
@@ -244,7 +277,7 @@ async def _extract_and_append(
     if version and await _last_hash(workspace, stream, tenant_id) == content_hash:
         report.unchanged = True
         notify(BuildProgress(source_id, "skipped", 0, 0))
-        return report, []
+        return _Extracted(report, stream, version)
 
     chunks = chunk_text(document, chunk_size, chunk_overlap)
     report.total_chunks = len(chunks)
@@ -255,7 +288,7 @@ async def _extract_and_append(
     except LlmError as exc:
         report.failed_chunks = len(chunks)
         report.error = f"{type(exc).__name__}: {exc}"
-        return report, []
+        return _Extracted(report, stream, version)
     finally:
         if provider is not None:
             report.tokens = _usage_delta(usage_before, provider.usage)
@@ -274,8 +307,7 @@ async def _extract_and_append(
         relationships=mapped.relationships,
         chunks=ChunkStats(chunk_count=len(chunks), char_count=len(document)),
     )
-    await workspace.append(stream, [event], expected_version=version)
-    return report, mapped.entities
+    return _Extracted(report, stream, version, event, mapped.entities)
 
 
 #: Names whose vectors one build keeps (~3 KB each at 384 dimensions, ~30 MB in all).
@@ -310,16 +342,20 @@ async def embed_entities(
     vector store without calling the model again. Each distinct name is embedded
     once: ids are per document, so a batch names "United States" many times.
     """
-    return await _embed(workspace, tenant_id, entities, embeddings, _VectorCache(limit=0))
+    event = await _vectors_event(workspace, tenant_id, entities, embeddings, _VectorCache(limit=0))
+    await _append_vectors(workspace, event)
+    await workspace.catch_up()
+    return len(event.vectors)
 
 
-async def _embed(
+async def _vectors_event(
     workspace: Workspace,
     tenant_id: TenantId,
     entities: Sequence[Entity],
     embeddings: EmbeddingProvider,
     known: _VectorCache,
-) -> int:
+) -> EntitiesEmbedded:
+    """The `EntitiesEmbedded` event for `entities`, each distinct name embedded once."""
     if embeddings.dimension != workspace.vectors.dimension:
         raise InvalidInputError(
             f"the embedding model gives {embeddings.dimension} dimensions but the workspace "
@@ -335,21 +371,21 @@ async def _embed(
         for name, vector in zip(names, await embeddings.embed(names), strict=True):
             by_name[name] = vector
             known.put(name, vector)
-    vectors = [by_name[entity.name] for entity in entities]
-    event = EntitiesEmbedded(
+    return EntitiesEmbedded(
         tenant_id=tenant_id,
         model=embeddings.model_name,
         dimension=embeddings.dimension,
         vectors=[
-            EmbeddedEntity(entity_id=e.id, entity_type=e.entity_type, vector=v)
-            for e, v in zip(entities, vectors, strict=True)
+            EmbeddedEntity(entity_id=e.id, entity_type=e.entity_type, vector=by_name[e.name])
+            for e in entities
         ],
     )
-    stream = embeddings_stream(tenant_id, embeddings.model_name)
-    version = await workspace.log.stream_version(stream, tenant_id)
+
+
+async def _append_vectors(workspace: Workspace, event: EntitiesEmbedded) -> None:
+    stream = embeddings_stream(event.tenant_id, event.model)
+    version = await workspace.log.stream_version(stream, event.tenant_id)
     await workspace.append(stream, [event], expected_version=version)
-    await workspace.catch_up()
-    return len(vectors)
 
 
 async def _last_hash(workspace: Workspace, stream: str, tenant_id: TenantId) -> str | None:
