@@ -14,6 +14,7 @@ from redstring.embeddings.fake import FakeEmbeddingProvider
 from redstring.events.streams import document_stream
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
 PEOPLE = ["Ada Lovelace", "Mary Somerville", "Michael Faraday", "John Herschel"]
@@ -73,3 +74,45 @@ async def test_a_failure_inside_a_batch_marks_none_of_it_done_and_a_rerun_comple
         await clean.graph.count_entities(tenant),
         await clean.vectors.count(tenant),
     )
+
+
+class FailingSecondEmbedding(FakeEmbeddingProvider):
+    def __init__(self) -> None:
+        super().__init__(dimension=384)
+        self.embed_calls = 0
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.embed_calls += 1
+        if self.embed_calls == 2:
+            raise Boom("model crashed")
+        return await super().embed(texts)
+
+
+async def test_a_failed_embedding_commits_no_part_of_its_batch(tmp_path: Path) -> None:
+    """Catches the embedding pipeline committing a batch whose vectors never came:
+    the batch before it commits, the failed one leaves no document marked done."""
+    tenant = TenantId(uuid4())
+    path = tmp_path / "ws.db"
+    with Workspace.open(path, dimension=384) as ws:
+        with pytest.raises(Boom):
+            await build_graphs(
+                DOCUMENTS,
+                workspace=ws,
+                tenant_id=tenant,
+                embeddings=FailingSecondEmbedding(),
+                batch_size=2,
+            )
+        versions = [
+            await ws.log.stream_version(document_stream(tenant, source_id), tenant)
+            for source_id, _ in DOCUMENTS
+        ]
+        assert versions == [1, 1, 0, 0]
+        reports = await build_graphs(
+            DOCUMENTS,
+            workspace=ws,
+            tenant_id=tenant,
+            embeddings=FakeEmbeddingProvider(dimension=384),
+            batch_size=2,
+        )
+        assert [r.unchanged for r in reports] == [True, True, False, False]
+        assert await ws.vectors.count(tenant) == await ws.graph.count_entities(tenant)

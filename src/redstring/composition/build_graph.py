@@ -26,14 +26,17 @@ would otherwise be marked done by its content hash and never completed.
 outside any transaction (model calls never hold the write lock); then their
 `DocumentExtracted` events, the batch's `EntitiesEmbedded` event and the
 projection catch-up commit in one `Workspace.atomic()` transaction: one sync to
-disk per batch instead of two per document. A crash or an error raised inside
-that block loses exactly the uncommitted batch -- none of its documents is
-marked done by its content hash -- and a rerun re-extracts exactly those
-documents; committed batches are skipped as unchanged.
+disk per batch instead of two per document. Batches are pipelined: batch N is
+embedded while batch N-1 commits and batch N+1 is extracted. A crash, or an
+error anywhere in the build, loses exactly the batches not yet committed (at
+most the one committing, the one embedding and the one being extracted) -- none
+of their documents is marked done by its content hash -- and a rerun
+re-extracts exactly those documents; committed batches are skipped as unchanged.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from array import array
 from dataclasses import dataclass, field
@@ -201,48 +204,96 @@ async def build_graphs(
     # Names embedded earlier in this build: ids are per document, names recur across
     # them ("United States"), and a name's vector does not depend on the document.
     cache = _VectorCache()
-    for first in range(0, len(documents), batch_size):
-        batch = documents[first : first + batch_size]
-        built = [
-            await _extract(
-                document,
-                workspace=workspace,
-                tenant_id=tenant_id,
-                source_id=source_id,
-                provider=provider,
-                extractor=chosen,
-                chunk_size=chunk_size,
-                chunk_overlap=chunk_overlap,
-                notify=notify,
-            )
-            for source_id, document in batch
-        ]
-        vectors: EntitiesEmbedded | None = None
-        if embeddings is not None:
-            unique = {e.id: e for doc in built for e in doc.entities}
-            if unique:
-                vectors = await _vectors_event(
-                    workspace, tenant_id, list(unique.values()), embeddings, cache
+    # A pipeline: batch N is embedded (the model call, on its own thread for a local
+    # model) while batch N-1 commits and batch N+1 is extracted; one embedding call
+    # at a time, so the name cache sees every earlier batch's names.
+    previous: tuple[list[_Extracted], asyncio.Task[EntitiesEmbedded | None]] | None = None
+    try:
+        for first in range(0, len(documents), batch_size):
+            built = [
+                await _extract(
+                    document,
+                    workspace=workspace,
+                    tenant_id=tenant_id,
+                    source_id=source_id,
+                    provider=provider,
+                    extractor=chosen,
+                    chunk_size=chunk_size,
+                    chunk_overlap=chunk_overlap,
+                    notify=notify,
                 )
-        with workspace.atomic():
-            for doc in built:
-                if doc.event is not None:
-                    await workspace.append(
-                        doc.stream, [doc.event], expected_version=doc.expected_version
-                    )
-            if vectors is not None:
-                await _append_vectors(workspace, vectors)
-            await workspace.catch_up()
-        for doc in built:
-            report = doc.report
-            if report.ok and not report.unchanged:
-                notify(BuildProgress(report.source_id, "appended", *(report.total_chunks,) * 2))
-            if embeddings is not None:
-                report.embedded = len(doc.entities)
-                if doc.entities:
-                    notify(BuildProgress(report.source_id, "embedded", *(report.total_chunks,) * 2))
-        reports.extend(doc.report for doc in built)
+                for source_id, document in documents[first : first + batch_size]
+            ]
+            done = None if previous is None else (previous[0], await previous[1])
+            previous = None
+            embedding = asyncio.create_task(
+                _batch_vectors(workspace, tenant_id, built, embeddings, cache)
+            )
+            previous = (built, embedding)
+            await asyncio.sleep(0)  # let the embedding start before this thread commits
+            if done is not None:
+                reports.extend(
+                    await _commit(workspace, *done, embedded=embeddings is not None, notify=notify)
+                )
+        if previous is not None:
+            built, embedding = previous
+            previous = None
+            reports.extend(
+                await _commit(
+                    workspace,
+                    built,
+                    await embedding,
+                    embedded=embeddings is not None,
+                    notify=notify,
+                )
+            )
+    finally:
+        if previous is not None:
+            previous[1].cancel()
     return reports
+
+
+async def _batch_vectors(
+    workspace: Workspace,
+    tenant_id: TenantId,
+    built: Sequence[_Extracted],
+    embeddings: EmbeddingProvider | None,
+    cache: _VectorCache,
+) -> EntitiesEmbedded | None:
+    """The batch's one `EntitiesEmbedded` event; None without a model or entities."""
+    unique = {e.id: e for doc in built for e in doc.entities}
+    if embeddings is None or not unique:
+        return None
+    return await _vectors_event(workspace, tenant_id, list(unique.values()), embeddings, cache)
+
+
+async def _commit(
+    workspace: Workspace,
+    built: Sequence[_Extracted],
+    vectors: EntitiesEmbedded | None,
+    *,
+    embedded: bool,
+    notify: Callable[[BuildProgress], None],
+) -> list[GraphBuildReport]:
+    """Append a batch's documents and vectors and project them, in one transaction."""
+    with workspace.atomic():
+        for doc in built:
+            if doc.event is not None:
+                await workspace.append(
+                    doc.stream, [doc.event], expected_version=doc.expected_version
+                )
+        if vectors is not None:
+            await _append_vectors(workspace, vectors)
+        await workspace.catch_up()
+    for doc in built:
+        report = doc.report
+        if report.ok and not report.unchanged:
+            notify(BuildProgress(report.source_id, "appended", *(report.total_chunks,) * 2))
+        if embedded:
+            report.embedded = len(doc.entities)
+            if doc.entities:
+                notify(BuildProgress(report.source_id, "embedded", *(report.total_chunks,) * 2))
+    return [doc.report for doc in built]
 
 
 @dataclass

@@ -75,7 +75,11 @@ class EntitiesEmbedded(DomainEvent):
                     f"vector for {item.entity_id} has dimension {len(item.vector)}, "
                     f"expected {self.dimension}"
                 )
-            if not all(math.isfinite(x) for x in item.vector):
+            # A finite sum proves every component finite (an inf or nan would carry
+            # into it), in one C loop; only an infinite sum needs the component scan.
+            if not math.isfinite(sum(item.vector)) and not all(
+                math.isfinite(x) for x in item.vector
+            ):
                 raise ValueError(f"vector for {item.entity_id} has a non-finite component")
         return self
 

@@ -106,6 +106,16 @@ def test_an_embedding_of_the_wrong_length_or_with_nan_is_refused() -> None:
     nan = item.model_copy(update={"vector": [float("nan")]})
     with pytest.raises(ValidationError, match="non-finite"):
         EntitiesEmbedded(tenant_id=T, model="m", dimension=1, vectors=[nan])
+    opposite = item.model_copy(update={"vector": [float("inf"), float("-inf")]})
+    with pytest.raises(ValidationError, match="non-finite"):
+        EntitiesEmbedded(tenant_id=T, model="m", dimension=2, vectors=[opposite])
+
+
+def test_a_finite_embedding_whose_sum_overflows_is_accepted() -> None:
+    """Catches the finite-sum fast path refusing finite components it cannot add up."""
+    huge = EmbeddedEntity(entity_id=EntityId(uuid4()), entity_type="p", vector=[1e308, 1e308])
+    event = EntitiesEmbedded(tenant_id=T, model="m", dimension=2, vectors=[huge])
+    assert event.vectors[0].vector == [1e308, 1e308]
 
 
 def test_redirect_drops_self_loops_and_collapses_duplicate_edges() -> None:
