@@ -65,6 +65,9 @@ U_PRIOR_CLOSE = 0.01
 #: Term frequencies are read as if this many records of average frequency were added,
 #: so a value seen twice among three records is not taken as "common".
 TF_PRIOR_RECORDS = 1000.0
+#: Kinds whose equal values name one entity, so a rule on one of them may block
+#: alone even when most records sit in oversized blocks.
+IDENTIFYING_KINDS = frozenset({FieldKind.PHONE, FieldKind.EMAIL, FieldKind.IDENTIFIER})
 #: Smallest probability any level may take (keeps log factors finite).
 FLOOR = 1e-6
 #: EM training sessions: the most selective single-field keys, each on its own field.
@@ -219,11 +222,13 @@ def _combine(keys: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
 
 
 def _block_pairs(
-    keys: npt.NDArray[np.int64], rank: npt.NDArray[np.int64] | None = None
+    keys: npt.NDArray[np.int64],
+    rank: npt.NDArray[np.int64] | None = None,
+    max_block: int = MAX_BLOCK,
 ) -> tuple[npt.NDArray[np.int64], int]:
     """Index pairs sharing a key; (pairs, pair load).
 
-    A block over `MAX_BLOCK` is never paired all-to-all. Without `rank` it pairs
+    A block over `max_block` is never paired all-to-all. Without `rank` it pairs
     nobody; with it, its members are sorted by `rank` (their name's sort order) and
     each is paired with its next `WINDOW` neighbours -- a sorted neighbourhood, so a
     676-record company still gets linked, at a linear cost. Whether those links
@@ -239,8 +244,8 @@ def _block_pairs(
     sizes = ends - starts
     chunks = []
     for start, size in zip(
-        starts[(sizes > 1) & (sizes <= MAX_BLOCK)].tolist(),
-        sizes[(sizes > 1) & (sizes <= MAX_BLOCK)].tolist(),
+        starts[(sizes > 1) & (sizes <= max_block)].tolist(),
+        sizes[(sizes > 1) & (sizes <= max_block)].tolist(),
         strict=True,
     ):
         members = order[start : start + size]
@@ -248,7 +253,7 @@ def _block_pairs(
         chunks.append(np.stack([members[a], members[b]], axis=1))
     if rank is not None:
         for start, size in zip(
-            starts[sizes > MAX_BLOCK].tolist(), sizes[sizes > MAX_BLOCK].tolist(), strict=True
+            starts[sizes > max_block].tolist(), sizes[sizes > max_block].tolist(), strict=True
         ):
             members = order[start : start + size]
             members = members[np.argsort(rank[members], kind="stable")]
@@ -313,13 +318,16 @@ def _choose_rules(
         if not (combined >= 0).any():
             continue
         counts = np.bincount(combined[combined >= 0])
-        small = counts[(counts > 1) & (counts <= MAX_BLOCK)]
-        large = counts[counts > MAX_BLOCK]
+        identifies = _identifies(rule, columns)
+        limit = _chain_from(identifies)
+        small = counts[(counts > 1) & (counts <= limit)]
+        large = counts[counts > limit]
         load = float((small * (small - 1) // 2).sum()) + float(WINDOW * large.sum())
         # Coverage counts ordinary blocks only: a key whose records sit mostly in
         # oversized blocks (an initial, a trade) says little, however cheap its
-        # neighbourhood links would be.
-        if load == 0 or float(small.sum()) < 0.3 * n:
+        # neighbourhood links would be -- unless it is an identifier.
+        covered = float(counts[(counts > 1) & (counts <= MAX_BLOCK)].sum())
+        if load == 0 or (covered < 0.3 * n and not identifies):
             continue
         measured.append((load, order, rule, combined))
     chosen: list[BlockingRule] = []
@@ -338,13 +346,31 @@ def _choose_rules(
         if signature in seen:
             continue
         seen.add(signature)
-        pairs, _ = _block_pairs(combined, rank)
+        pairs, _ = _block_pairs(combined, rank, _chain_from(_identifies(rule, columns)))
         chosen.append(rule)
         chosen_pairs.append(pairs)
         spent += load
         if len(rule.parts) == 1:
             alone.add(rule.parts[0])
     return chosen, chosen_pairs
+
+
+def _identifies(rule: BlockingRule, columns: Sequence[FieldColumn]) -> bool:
+    """A rule on one identifier-like field (a phone, an email, an id number): its
+    oversized blocks are big entities sharing one identifier, not a weak key shared
+    by many, so their sorted neighbourhoods are worth linking."""
+    return len(rule.parts) == 1 and columns[rule.parts[0][0]].spec.kind in IDENTIFYING_KINDS
+
+
+def _chain_from(identifies: bool) -> int:
+    """Block size from which a rule's blocks are linked by sorted neighbourhood.
+
+    Equal identifiers name one entity, so linking each record to its next `WINDOW`
+    neighbours connects the whole block for the clustering, which scores the rest
+    on demand: an identifier rule then costs ~`WINDOW` pairs a record and always
+    fits the pair budget, however large its entities are.
+    """
+    return WINDOW + 1 if identifies else MAX_BLOCK
 
 
 def _name_rank(columns: Sequence[FieldColumn]) -> npt.NDArray[np.int64]:

@@ -208,3 +208,39 @@ def test_listings_resolve_without_chaining() -> None:
     correct = sum(1 for i, j in merged if gold[i] == gold[j])
     assert correct / max(1, len(merged)) >= 0.98
     assert correct >= 0.9 * 120
+
+
+def test_an_identifier_links_entities_too_large_for_an_ordinary_block() -> None:
+    """Catches identifier rules dropped for sitting in oversized blocks: two companies
+    of 260 listings each share one phone per company and their names are scrambled
+    past any name key; the phone rule must still be chosen and its sorted
+    neighbourhood must connect each company's listings."""
+    rng = random.Random(5)
+    entities, gold = [], []
+    for company, phone in enumerate(("0201234567", "0309876543")):
+        for copy in range(260):
+            name = "".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(9))
+            entities.append(
+                Entity(
+                    id=EntityId(uuid.uuid5(TENANT, f"c{company}-{copy}")),
+                    tenant_id=TENANT,
+                    name=f"{name} ltd",
+                    entity_type="Organization",
+                    properties={"tel": phone if copy % 2 else f"({phone[:3]}) {phone[3:]}"},
+                )
+            )
+            gold.append(company)
+    evidence = train(entities)
+    assert evidence.model is not None
+    assert "tel" in evidence.model.rules
+    parent = list(range(len(entities)))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for i, j in evidence.pairs.tolist():
+        if gold[i] == gold[j]:
+            parent[find(i)] = find(j)
+    assert {find(i) for i in range(len(entities))} == {find(0), find(len(entities) - 1)}
