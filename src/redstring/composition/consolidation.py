@@ -192,7 +192,7 @@ class Consolidator:
         event = ResolutionModelTrained(
             tenant_id=tenant_id,
             entity_type=entity_type,
-            trained_on=int(str(model.get("trained_on", 0))),
+            trained_on=TrainedModel.from_dict(model).trained_on,
             model=json.loads(json.dumps(model)),
         )
         await self._workspace.append(stream, [event], expected_version=version)

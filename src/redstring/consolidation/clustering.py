@@ -101,7 +101,7 @@ def agreeing_clusters(
     # threshold), keyed by root: most refused joins are refused by one of these,
     # found by a set test before any cross pair is built.
     cannot: dict[int, set[int]] = {}
-    for i, j in _contradictions(pairs, probabilities, fixed, distinct_threshold):
+    for i, j in known.below(distinct_threshold):
         cannot.setdefault(i, set()).add(j)
         cannot.setdefault(j, set()).add(i)
 
@@ -172,6 +172,11 @@ class _KnownScores:
         self._runs: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = [
             (keys, values[first])
         ]
+
+    def below(self, threshold: float) -> list[tuple[int, int]]:
+        """The known pairs scoring below `threshold` (fixed verdicts included)."""
+        keys = np.concatenate([k[v < threshold] for k, v in self._runs])
+        return list(zip((keys // self._n).tolist(), (keys % self._n).tolist(), strict=True))
 
     def lookup(
         self, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
@@ -250,9 +255,11 @@ def _wave_verdicts(
         chunk = missing[k : k + SCORE_BATCH]
         scores[chunk] = scorer(all_left[chunk], all_right[chunk])
         known.remember(all_left[chunk], all_right[chunk], scores[chunk])
-    low = np.bincount(join[scores < distinct_threshold], minlength=len(wave)) > 0
-    total = np.bincount(join, weights=scores, minlength=len(wave))
-    holds = open_ & ~low & (total >= merge_threshold * np.diff(bounds))
+    hit[missing] = True
+    # Every pair of an open join is known now, so "not refused" is its verdict.
+    holds = open_ & _undecided(
+        join, scores, hit, np.diff(bounds), merge_threshold, distinct_threshold
+    )
     contradicting = missing[scores[missing] < distinct_threshold]
     return [bool(x) for x in holds], all_left[contradicting], all_right[contradicting]
 
@@ -266,25 +273,9 @@ def _undecided(
     distinct_threshold: float,
 ) -> npt.NDArray[np.bool_]:
     """Joins the known scores do not already refuse: no known contradiction, and a
-    mean that could still reach the threshold if every unknown pair scored 1."""
+    mean that could still reach the threshold if every unknown pair scored 1. With
+    every pair known, that is the join's verdict."""
     count = len(sizes)
     vetoed = np.bincount(join[hit & (scores < distinct_threshold)], minlength=count) > 0
     best = np.bincount(join, weights=np.where(hit, scores, 1.0), minlength=count)
     return np.asarray(~vetoed & (best >= merge_threshold * sizes), dtype=bool)
-
-
-def _contradictions(
-    pairs: npt.NDArray[np.int64],
-    probabilities: npt.NDArray[np.float64],
-    fixed: Mapping[tuple[int, int], float],
-    distinct_threshold: float,
-) -> list[tuple[int, int]]:
-    """Pairs known to score below the distinct threshold (fixed verdicts win)."""
-    low = pairs[probabilities < distinct_threshold].tolist()
-    out = {(min(i, j), max(i, j)) for i, j in low}
-    for key, p in fixed.items():
-        if p < distinct_threshold:
-            out.add(key)
-        else:
-            out.discard(key)
-    return sorted(out)

@@ -68,10 +68,12 @@ class Band(StrEnum):
     DISTINCT = "distinct"
 
 
-def band_of(probability: float) -> Band:
-    if probability >= MERGE_THRESHOLD:
-        return Band.MERGE
-    return Band.GREY if probability >= GREY_LOWER else Band.DISTINCT
+def _band_masks(
+    probabilities: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """(merge, grey) band of each probability; the rest is distinct."""
+    merge = probabilities >= MERGE_THRESHOLD
+    return merge, (probabilities >= GREY_LOWER) & ~merge
 
 
 @dataclass(frozen=True)
@@ -199,8 +201,8 @@ def _groups(
 
 
 def _grey_rows(group: _Group) -> list[int]:
-    p = group.probabilities
-    rows: list[int] = np.flatnonzero((p >= GREY_LOWER) & (p < MERGE_THRESHOLD)).tolist()
+    _, grey = _band_masks(group.probabilities)
+    rows: list[int] = np.flatnonzero(grey).tolist()
     return rows
 
 
@@ -239,8 +241,7 @@ def _plan(
             if group.reused:
                 plan.reused_models.append(group.label)
         probabilities = group.probabilities.copy()
-        merge_band = probabilities >= MERGE_THRESHOLD
-        grey_band = (probabilities >= GREY_LOWER) & ~merge_band
+        merge_band, grey_band = _band_masks(probabilities)
         bands[Band.MERGE.value] += int(merge_band.sum())
         bands[Band.GREY.value] += int(grey_band.sum())
         bands[Band.DISTINCT.value] += int((~merge_band & ~grey_band).sum())

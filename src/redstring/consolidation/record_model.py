@@ -307,7 +307,7 @@ def _choose_rules(
     budget = PAIRS_PER_ENTITY * max(n, 1)
     rank = _name_rank(columns)
     cache: dict[tuple[int, str], npt.NDArray[np.int64]] = {}
-    measured: list[tuple[float, int, BlockingRule, npt.NDArray[np.int64]]] = []
+    measured: list[tuple[float, int, BlockingRule, npt.NDArray[np.int64], int]] = []
     for order, rule in enumerate(_candidate_rules(columns)):
         keys = []
         for part in rule.parts:
@@ -329,13 +329,15 @@ def _choose_rules(
         covered = float(counts[(counts > 1) & (counts <= MAX_BLOCK)].sum())
         if load == 0 or (covered < 0.3 * n and not identifies):
             continue
-        measured.append((load, order, rule, combined))
+        measured.append((load, order, rule, combined, limit))
     chosen: list[BlockingRule] = []
     chosen_pairs: list[npt.NDArray[np.int64]] = []
     alone: set[tuple[int, str]] = set()
     seen: set[bytes] = set()
     spent = 0.0
-    for load, _, rule, combined in sorted(measured, key=lambda t: (len(t[2].parts), t[0], t[1])):
+    for load, _, rule, combined, limit in sorted(
+        measured, key=lambda t: (len(t[2].parts), t[0], t[1])
+    ):
         if len(rule.parts) > 1 and any(p in alone for p in rule.parts):
             continue
         if spent + load > budget:
@@ -346,7 +348,7 @@ def _choose_rules(
         if signature in seen:
             continue
         seen.add(signature)
-        pairs, _ = _block_pairs(combined, rank, _chain_from(_identifies(rule, columns)))
+        pairs, _ = _block_pairs(combined, rank, limit)
         chosen.append(rule)
         chosen_pairs.append(pairs)
         spent += load

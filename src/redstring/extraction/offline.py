@@ -741,40 +741,20 @@ def _join_event_years(text: str, found: list[_Found]) -> list[_Found]:
     while k < len(found):
         item = found[k]
         after = found[k + 1] if k + 1 < len(found) else None
-        year = item.entity_type == DATE and item.name.isdigit()
-        if (
-            year
-            and after is not None
-            and after.entity_type not in _VALUE_TYPES
-            and text[item.end : after.start] == " "
-            and after.name.split()[-1] in EVENT_WORDS
-        ):
+        event = None
+        if after is not None and text[item.end : after.start] == " ":
+            if _year_and_event(item, after):
+                event = after
+            elif _year_and_event(after, item):
+                event = item
+        if after is not None and event is not None:
             out.append(
                 _Found(
                     text[item.start : after.end],
                     CONCEPT,
                     item.start,
                     after.end,
-                    after.confidence,
-                )
-            )
-            k += 2
-            continue
-        if (
-            after is not None
-            and after.entity_type == DATE
-            and after.name.isdigit()
-            and item.entity_type not in _VALUE_TYPES
-            and text[item.end : after.start] == " "
-            and item.name.split()[-1] in EVENT_WORDS
-        ):
-            out.append(
-                _Found(
-                    text[item.start : after.end],
-                    CONCEPT,
-                    item.start,
-                    after.end,
-                    item.confidence,
+                    event.confidence,
                 )
             )
             k += 2
@@ -782,6 +762,16 @@ def _join_event_years(text: str, found: list[_Found]) -> list[_Found]:
         out.append(item)
         k += 1
     return out
+
+
+def _year_and_event(year: _Found, event: _Found) -> bool:
+    """Whether `year` is a bare year and `event` a name ending in an event word."""
+    return (
+        year.entity_type == DATE
+        and year.name.isdigit()
+        and event.entity_type not in _VALUE_TYPES
+        and event.name.split()[-1] in EVENT_WORDS
+    )
 
 
 _RANGE_BEFORE = re.compile(r"\d{4}\s?[–-]\s?$")
