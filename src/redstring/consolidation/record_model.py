@@ -296,13 +296,15 @@ def _candidate_rules(columns: Sequence[FieldColumn]) -> list[BlockingRule]:
 
 def _choose_rules(
     columns: Sequence[FieldColumn], n: int
-) -> tuple[list[BlockingRule], list[npt.NDArray[np.int64]]]:
-    """The most selective rules this data affords, until the pair budget is spent.
+) -> tuple[list[BlockingRule], npt.NDArray[np.int64]]:
+    """The most selective rules this data affords, and their distinct pairs, until
+    the pair budget is spent.
 
-    Each rule's pair count is known before any pair is built (block sizes), so rules
-    are taken single fields first, each group from the most selective up. A
-    combination containing a key already used alone pairs only a subset of it and
-    is skipped.
+    Rules are taken single fields first, each group from the most selective up (a
+    rule's pair load is known from its block sizes before any pair is built). The
+    budget counts distinct pairs: a rule whose pairs mostly repeat earlier rules'
+    costs only its new ones. A combination containing a key already used alone
+    pairs only a subset of it and is skipped.
     """
     budget = PAIRS_PER_ENTITY * max(n, 1)
     rank = _name_rank(columns)
@@ -331,30 +333,46 @@ def _choose_rules(
             continue
         measured.append((load, order, rule, combined, limit))
     chosen: list[BlockingRule] = []
-    chosen_pairs: list[npt.NDArray[np.int64]] = []
     alone: set[tuple[int, str]] = set()
     seen: set[bytes] = set()
-    spent = 0.0
+    union = np.zeros(0, dtype=np.int64)
     for load, _, rule, combined, limit in sorted(
         measured, key=lambda t: (len(t[2].parts), t[0], t[1])
     ):
         if len(rule.parts) > 1 and any(p in alone for p in rule.parts):
             continue
-        if spent + load > budget:
+        if load > budget:
+            # Past the whole budget even if none of its pairs were new.
             continue
         # A transform that changes nothing on this data ("surname~core" where no
         # surname has a title) would pay for the same pairs twice.
         signature = _canonical(combined).tobytes()
         if signature in seen:
             continue
-        seen.add(signature)
         pairs, _ = _block_pairs(combined, rank, limit)
+        fresh = _missing_from(union, pairs[:, 0] * n + pairs[:, 1])
+        if len(union) + len(fresh) > budget:
+            continue
+        seen.add(signature)
+        union = np.sort(np.concatenate([union, fresh]))
         chosen.append(rule)
-        chosen_pairs.append(pairs)
-        spent += load
         if len(rule.parts) == 1:
             alone.add(rule.parts[0])
-    return chosen, chosen_pairs
+    return chosen, np.stack([union // max(n, 1), union % max(n, 1)], axis=1)
+
+
+def _missing_from(
+    union: npt.NDArray[np.int64], codes: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """The distinct `codes` not in the sorted, distinct `union` (sorting, not hashing:
+    numpy's hashed unique is many times slower on millions of int64)."""
+    codes = np.sort(codes)
+    codes = codes[np.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes
+    if not len(union):
+        return codes
+    at = np.searchsorted(union, codes)
+    found = union[np.minimum(at, len(union) - 1)] == codes
+    return np.asarray(codes[~found], dtype=np.int64)
 
 
 def _identifies(rule: BlockingRule, columns: Sequence[FieldColumn]) -> bool:
@@ -392,14 +410,6 @@ def _canonical(keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     out = rank[inverse.ravel()].astype(np.int64)
     out[keys < 0] = -1
     return out
-
-
-def _union(n: int, rule_pairs: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
-    """The unique pairs of all rules."""
-    if not rule_pairs or not any(len(p) for p in rule_pairs):
-        return np.zeros((0, 2), dtype=np.int64)
-    unique = np.unique(np.concatenate([p[:, 0] * n + p[:, 1] for p in rule_pairs]))
-    return np.stack([unique // n, unique % n], axis=1)
 
 
 def _random_pairs(n: int, count: int, seed: int) -> tuple[npt.NDArray[np.int64], ...]:
@@ -568,8 +578,7 @@ def train(
     if n < 2 or not report.used:
         return empty
     columns = build_columns(entities, report.used)
-    rules, rule_pairs = _choose_rules(columns, n)
-    pairs = _union(n, rule_pairs)
+    rules, pairs = _choose_rules(columns, n)
     if not len(pairs):
         empty.columns = columns
         return empty

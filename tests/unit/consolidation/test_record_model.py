@@ -244,3 +244,35 @@ def test_an_identifier_links_entities_too_large_for_an_ordinary_block() -> None:
         if gold[i] == gold[j]:
             parent[find(i)] = find(j)
     assert {find(i) for i in range(len(entities))} == {find(0), find(len(entities) - 1)}
+
+
+def test_the_pair_budget_counts_distinct_pairs_not_each_rules_load() -> None:
+    """Catches a budget that charges a rule for pairs earlier rules already made: two
+    year columns group 600 records almost alike (each rule ~30 pairs a record, both
+    together ~31 distinct), so both fit the 40-a-record budget only if overlap is
+    not paid twice."""
+    from redstring.consolidation.comparisons import build_columns
+    from redstring.consolidation.kinds import FieldSpec
+    from redstring.consolidation.record_model import PAIRS_PER_ENTITY, _choose_rules
+
+    entities = []
+    for row in range(600):
+        group = row // 60
+        moved = group - 1 if row % 60 == 0 and group else group
+        entities.append(
+            Entity(
+                id=EntityId(uuid.uuid5(TENANT, f"y{row}")),
+                tenant_id=TENANT,
+                name=f"r{row}",
+                entity_type="Thing",
+                properties={"built": 1800 + group, "listed": 1900 + moved},
+            )
+        )
+    specs = [
+        FieldSpec(name=column, kind=FieldKind.YEAR, sources=(column,), reason="test")
+        for column in ("built", "listed")
+    ]
+    rules, pairs = _choose_rules(build_columns(entities, specs), len(entities))
+    assert [r.label for r in rules] == ["built", "listed"]
+    assert len(pairs) == len({tuple(p) for p in pairs.tolist()}) <= PAIRS_PER_ENTITY * 600
+    assert len(pairs) > 600 * 59 // 2
