@@ -19,7 +19,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler
 
 from redstring.consolidation.dates import parse_date
-from redstring.consolidation.kinds import NAME_FIELD, FieldKind, FieldSpec
+from redstring.consolidation.kinds import NAME_FIELD, FieldKind, FieldSpec, list_separator
 from redstring.consolidation.names import core_tokens, given_name_forms, raw_tokens
 
 if TYPE_CHECKING:
@@ -56,7 +56,15 @@ LEVELS: dict[FieldKind, tuple[str, ...]] = {
     FieldKind.EMAIL: ("different", "same mailbox name", "exact"),
     FieldKind.ADDRESS: ("different", "token set>=0.70", "token set>=0.90", "exact"),
     FieldKind.CATEGORY: ("different", "exact"),
+    FieldKind.LIST: (
+        "no value shared", "common values shared", "one rare value shared",
+        "two or more rare values shared", "same values",
+    ),
 }  # fmt: skip
+
+#: Values of a list field kept per entity for comparing (its rarest ones: a shared
+#: rare co-author says more than a shared common class code).
+LIST_KEPT = 8
 
 
 #: Pairs per batch from which string comparisons run on every core.
@@ -77,6 +85,14 @@ class FieldColumn:
     #: A second, coarser code per kind (sorted tokens, core name, nickname group,
     #: postcode area, mailbox, date as yyyymmdd); -1 when missing.
     alt: npt.NDArray[np.int64]
+    #: List fields only: every (entity, value code) held, as two parallel arrays.
+    item_rows: npt.NDArray[np.int64] | None = None
+    item_codes: npt.NDArray[np.int64] | None = None
+    #: List fields only: each entity's `LIST_KEPT` rarest value codes, -1 padded.
+    kept: npt.NDArray[np.int64] | None = None
+    #: List fields only: per value code, whether it is common in this data (held
+    #: by more than the square root of the entity count).
+    common: npt.NDArray[np.bool_] | None = None
 
     @property
     def levels(self) -> int:
@@ -164,9 +180,43 @@ def _normalise(entity: Entity, spec: FieldSpec) -> tuple[str, str]:
     return text, text
 
 
+def _list_column(entities: Sequence[Entity], spec: FieldSpec) -> FieldColumn:
+    """A list field: each cell split into normalised values, kept as codes."""
+    raw = [_raw(e, spec.sources[0]) for e in entities]
+    separator = list_separator([r for r in raw if r][:3000]) or "|"
+    index: dict[str, int] = {}
+    per_entity: list[list[int]] = []
+    for cell in raw:
+        values = {" ".join(raw_tokens(v)) for v in cell.split(separator)} if cell else set()
+        per_entity.append(sorted(index.setdefault(v, len(index)) for v in values if v))
+    rows = np.asarray([r for r, held in enumerate(per_entity) for _ in held], dtype=np.int64)
+    codes = np.asarray([c for held in per_entity for c in held], dtype=np.int64)
+    held_by = np.bincount(codes, minlength=len(index)) if len(codes) else np.zeros(0, np.int64)
+    kept = np.full((len(entities), LIST_KEPT), -1, dtype=np.int64)
+    for r, held in enumerate(per_entity):
+        rarest = sorted(held, key=lambda c: (held_by[c], c))[:LIST_KEPT]
+        kept[r, : len(rarest)] = rarest
+    text = np.asarray([" | ".join(map(str, held)) for held in per_entity], dtype=object)
+    whole, frequency = _factorise(list(text))
+    return FieldColumn(
+        spec=spec,
+        text=text,
+        codes=whole,
+        frequency=frequency,
+        alt=whole,
+        item_rows=rows,
+        item_codes=codes,
+        kept=kept,
+        common=held_by > max(2.0, float(np.sqrt(len(entities)))),
+    )
+
+
 def build_columns(entities: Sequence[Entity], specs: Sequence[FieldSpec]) -> list[FieldColumn]:
     columns = []
     for spec in specs:
+        if spec.kind is FieldKind.LIST:
+            columns.append(_list_column(entities, spec))
+            continue
         pairs = [_normalise(e, spec) for e in entities]
         text = np.asarray([p[0] for p in pairs], dtype=object)
         codes, frequency = _factorise([p[0] for p in pairs])
@@ -240,6 +290,12 @@ def _fill(
         return
     if kind is FieldKind.CATEGORY:
         return
+    if kind is FieldKind.LIST:
+        any_shared, rare_shared = _shared(column, left, right)
+        put(any_shared > 0, 2)
+        put(rare_shared == 1, 3)
+        put(rare_shared >= 2, 4)
+        return
     if kind is FieldKind.POSTCODE:
         put(alt_equal, 2)
         return
@@ -280,6 +336,29 @@ def _fill(
     else:  # family names, localities
         put(jw >= 0.80, 2)
         put(jw >= 0.92, 3)
+
+
+#: Pairs compared per numpy step of `_shared` (bounds its LIST_KEPT-squared temporaries).
+SHARED_STEP = 50_000
+
+
+def _shared(
+    column: FieldColumn, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Per pair: values the two kept lists share, and how many of those are rare."""
+    assert column.kept is not None
+    assert column.common is not None
+    any_shared = np.zeros(len(left), dtype=np.int64)
+    rare_shared = np.zeros(len(left), dtype=np.int64)
+    for start in range(0, len(left), SHARED_STEP):
+        a = column.kept[left[start : start + SHARED_STEP]]
+        b = column.kept[right[start : start + SHARED_STEP]]
+        equal = (a[:, :, None] == b[:, None, :]) & (a[:, :, None] >= 0)
+        hit = equal.any(axis=2)
+        rare = hit & ~column.common[np.maximum(a, 0)]
+        any_shared[start : start + len(a)] = hit.sum(axis=1)
+        rare_shared[start : start + len(a)] = rare.sum(axis=1)
+    return any_shared, rare_shared
 
 
 def phonetic(text: str) -> str:

@@ -56,6 +56,7 @@ class FieldKind(StrEnum):
     ADDRESS = "street_address"
     LOCALITY = "locality"
     CATEGORY = "category"
+    LIST = "list"
     FREE_TEXT = "free_text"
     IGNORE = "ignore"
 
@@ -158,8 +159,44 @@ def _given_share(values: Sequence[str]) -> float:
     return known / len(values) if values else 0.0
 
 
+#: Separators of several values in one cell, most specific first. A comma also
+#: separates a family name from a given name and an address's parts, so it counts
+#: only under `list_separator`'s stricter test.
+LIST_SEPARATORS = ("**", "|", ";", ",")
+#: Share of a property's values holding the separator for it to be a list.
+LIST_SHARE = 0.3
+
+
+def list_separator(values: Sequence[str]) -> str | None:
+    """The separator that makes `values` lists of several values per cell, if any.
+
+    Co-authors, tags or class codes come joined in one cell ("A61N**A61B"). A
+    separator counts when it appears in at least `LIST_SHARE` of the values; a comma
+    only in most of them, between three or more short, digit-free items on average
+    (so neither "Smith, John" nor "1 Main St, Springfield" is a list).
+    """
+    if not values:
+        return None
+    for separator in LIST_SEPARATORS:
+        holding = [v for v in values if separator in v]
+        if separator != ",":
+            if len(holding) >= LIST_SHARE * len(values):
+                return separator
+            continue
+        if len(holding) < 0.5 * len(values):
+            continue
+        items = [i.strip() for v in holding for i in v.split(separator) if i.strip()]
+        short = _share(items, lambda i: len(i.split()) <= 3 and not any(c.isdigit() for c in i))
+        if len(items) >= 2.5 * len(holding) and short >= SHAPE_SHARE:
+            return separator
+    return None
+
+
 def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[FieldKind, str]:
     """The kind of one property from its sampled non-empty values, with the reason."""
+    separator = list_separator(values) if key != NAME_FIELD else None
+    if separator is not None:
+        return FieldKind.LIST, f"several values in one cell, separated by {separator!r}"
     distinct = len(set(values))
     ratio = distinct / len(values)
     tokens = [len(v.split()) for v in values]
@@ -202,8 +239,6 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
         return FieldKind.FREE_TEXT, f"long text ({mean_tokens:.0f} words on average)"
     if digit_share >= 0.5 and mean_tokens >= 2 and alpha_share >= SHAPE_SHARE:
         return FieldKind.ADDRESS, "words with house numbers"
-    if "**" in "".join(values[:50]) or "|" in "".join(values[:50]):
-        return FieldKind.IGNORE, "lists of values in one cell"
     if key != NAME_FIELD and len(values) >= 50 and (ratio <= 0.05 or distinct <= 12):
         return FieldKind.CATEGORY, f"{distinct} distinct values"
     if alpha_share < SHAPE_SHARE:

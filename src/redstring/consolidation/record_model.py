@@ -225,8 +225,12 @@ def _block_pairs(
     keys: npt.NDArray[np.int64],
     rank: npt.NDArray[np.int64] | None = None,
     max_block: int = MAX_BLOCK,
+    rows: npt.NDArray[np.int64] | None = None,
 ) -> tuple[npt.NDArray[np.int64], int]:
     """Index pairs sharing a key; (pairs, pair load).
+
+    `keys[i]` belongs to entity `rows[i]` when `rows` is given (a list field: one
+    key per value held), to entity `i` otherwise.
 
     A block over `max_block` is never paired all-to-all. Without `rank` it pairs
     nobody; with it, its members are sorted by `rank` (their name's sort order) and
@@ -239,6 +243,8 @@ def _block_pairs(
         return np.zeros((0, 2), dtype=np.int64), 0
     order = present[np.argsort(keys[present], kind="stable")]
     sorted_keys = keys[order]
+    if rows is not None:
+        order = rows[order]
     starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
     ends = np.r_[starts[1:], len(order)]
     sizes = ends - starts
@@ -262,6 +268,8 @@ def _block_pairs(
     if not chunks:
         return np.zeros((0, 2), dtype=np.int64), 0
     pairs = np.concatenate(chunks)
+    if rows is not None:
+        pairs = pairs[pairs[:, 0] != pairs[:, 1]]
     return np.sort(pairs, axis=1), len(pairs)
 
 
@@ -269,10 +277,15 @@ def _candidate_rules(columns: Sequence[FieldColumn]) -> list[BlockingRule]:
     """Every rule worth trying: each field alone, name fields by phonetic key and
     first letter, dates by year, and every two fields together."""
     singles: list[tuple[tuple[int, str], str]] = []
+    lists: list[BlockingRule] = []
     for f, column in enumerate(columns):
         name = column.spec.name
-        singles.append(((f, "exact"), f"{name}"))
         kind = column.spec.kind
+        if kind is FieldKind.LIST:
+            # Any one shared value; alone only (a pair of values is rarely shared).
+            lists.append(BlockingRule(((f, "item"),), f"any({name})"))
+            continue
+        singles.append(((f, "exact"), f"{name}"))
         if kind in NAME_KINDS:
             singles.append(((f, "alt"), f"{name}~core"))
             singles.append(((f, "phonetic"), f"soundex({name})"))
@@ -291,7 +304,7 @@ def _candidate_rules(columns: Sequence[FieldColumn]) -> list[BlockingRule]:
     for (pa, la), (pb, lb) in itertools.combinations(singles, 2):
         if pa[0] != pb[0]:
             rules.append(BlockingRule((pa, pb), f"{la} & {lb}"))
-    return rules
+    return rules + lists
 
 
 def _choose_rules(
@@ -309,14 +322,23 @@ def _choose_rules(
     budget = PAIRS_PER_ENTITY * max(n, 1)
     rank = _name_rank(columns)
     cache: dict[tuple[int, str], npt.NDArray[np.int64]] = {}
-    measured: list[tuple[float, int, BlockingRule, npt.NDArray[np.int64], int]] = []
+    measured: list[
+        tuple[float, int, BlockingRule, npt.NDArray[np.int64], int, npt.NDArray[np.int64] | None]
+    ] = []
     for order, rule in enumerate(_candidate_rules(columns)):
-        keys = []
-        for part in rule.parts:
-            if part not in cache:
-                cache[part] = _keys(columns[part[0]], part[1])
-            keys.append(cache[part])
-        combined = keys[0] if len(keys) == 1 else _combine(keys)
+        rows: npt.NDArray[np.int64] | None = None
+        if rule.parts[0][1] == "item":
+            column = columns[rule.parts[0][0]]
+            assert column.item_rows is not None
+            assert column.item_codes is not None
+            rows, combined = column.item_rows, column.item_codes
+        else:
+            keys = []
+            for part in rule.parts:
+                if part not in cache:
+                    cache[part] = _keys(columns[part[0]], part[1])
+                keys.append(cache[part])
+            combined = keys[0] if len(keys) == 1 else _combine(keys)
         if not (combined >= 0).any():
             continue
         counts = np.bincount(combined[combined >= 0])
@@ -329,14 +351,25 @@ def _choose_rules(
         # oversized blocks (an initial, a trade) says little, however cheap its
         # neighbourhood links would be -- unless it is an identifier.
         covered = float(counts[(counts > 1) & (counts <= MAX_BLOCK)].sum())
+        if rows is not None:
+            # Values held by several rows of one entity count that entity once.
+            covered = float(
+                len(
+                    np.unique(
+                        rows[
+                            np.isin(combined, np.flatnonzero((counts > 1) & (counts <= MAX_BLOCK)))
+                        ]
+                    )
+                )
+            )
         if load == 0 or (covered < 0.3 * n and not identifies):
             continue
-        measured.append((load, order, rule, combined, limit))
+        measured.append((load, order, rule, combined, limit, rows))
     chosen: list[BlockingRule] = []
     alone: set[tuple[int, str]] = set()
     seen: set[bytes] = set()
     union = np.zeros(0, dtype=np.int64)
-    for load, _, rule, combined, limit in sorted(
+    for load, _, rule, combined, limit, rows in sorted(
         measured, key=lambda t: (len(t[2].parts), t[0], t[1])
     ):
         if len(rule.parts) > 1 and any(p in alone for p in rule.parts):
@@ -346,10 +379,10 @@ def _choose_rules(
             continue
         # A transform that changes nothing on this data ("surname~core" where no
         # surname has a title) would pay for the same pairs twice.
-        signature = _canonical(combined).tobytes()
+        signature = (_canonical(combined) if rows is None else combined).tobytes()
         if signature in seen:
             continue
-        pairs, _ = _block_pairs(combined, rank, limit)
+        pairs, _ = _block_pairs(combined, rank, limit, rows)
         fresh = _missing_from(union, pairs[:, 0] * n + pairs[:, 1])
         if len(union) + len(fresh) > budget:
             continue
@@ -487,16 +520,18 @@ def _em_sessions(
     """
     ranked = sorted(
         (
-            (float(u_tables[f][-1]), f)
+            # A list field's session pairs entities sharing a rare value: ranked by
+            # how often random pairs do that.
+            (float(u_tables[f][3:].sum() if c.spec.kind is FieldKind.LIST else u_tables[f][-1]), f)
             for f, c in enumerate(columns)
-            if float((c.codes >= 0).mean()) >= 0.3 and c.spec.kind not in (FieldKind.CATEGORY,)
+            if float((c.codes >= 0).mean()) >= 0.3 and c.spec.kind is not FieldKind.CATEGORY
         )
     )
     sessions = [f for _, f in ranked[:TRAINING_SESSIONS]]
     sums: list[npt.NDArray[np.float64]] = [np.zeros(c.levels) for c in columns]
     rounds_total = 0
     for blocked in sessions:
-        pairs, _ = _block_pairs(columns[blocked].codes)
+        pairs, _ = _session_pairs(columns[blocked])
         if len(pairs) < 10:
             continue
         levels = _levels(columns, pairs[:, 0], pairs[:, 1])
@@ -535,6 +570,16 @@ def _em_sessions(
         for f in range(len(columns))
     ]
     return out, rounds_total
+
+
+def _session_pairs(column: FieldColumn) -> tuple[npt.NDArray[np.int64], int]:
+    """Pairs agreeing exactly on `column`; for a list field, sharing a rare value."""
+    if column.spec.kind is not FieldKind.LIST:
+        return _block_pairs(column.codes)
+    assert column.item_codes is not None
+    assert column.common is not None
+    rare = np.where(column.common[column.item_codes], -1, column.item_codes)
+    return _block_pairs(rare, rows=column.item_rows)
 
 
 def _fit_prior(

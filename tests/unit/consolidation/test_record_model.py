@@ -276,3 +276,93 @@ def test_the_pair_budget_counts_distinct_pairs_not_each_rules_load() -> None:
     assert [r.label for r in rules] == ["built", "listed"]
     assert len(pairs) == len({tuple(p) for p in pairs.tolist()}) <= PAIRS_PER_ENTITY * 600
     assert len(pairs) > 600 * 59 // 2
+
+
+@pytest.mark.parametrize(
+    ("values", "separator"),
+    [
+        (["H04B**H01S", "A61N", "A61N**A61B**C07D"], "**"),
+        (["jazz|blues", "rock", "pop|rock|soul"], "|"),
+        (["red; green", "blue", "green;  teal"], ";"),
+        (["red, green, blue", "teal, navy, olive", "black, white, grey"], ","),
+        (["Smith, John", "Jones, Mary", "Brown, Ann"], None),
+        (["1 Main St, Springfield, IL", "22 Elm Rd, Salem, OR", "3 Oak Av, Dover, DE"], None),
+        (["Ada Lovelace", "Charles Babbage", "Alan Turing"], None),
+    ],
+)
+def test_several_values_in_one_cell_make_a_list_field(
+    values: list[str], separator: str | None
+) -> None:
+    """Catches list detection that misses a separator or reads names and addresses
+    with commas as lists."""
+    from redstring.consolidation.kinds import list_separator
+
+    assert list_separator(values * 20) == separator
+
+
+def _companies(seed: int = 11) -> tuple[list[Entity], list[int]]:
+    """Companies whose name variants share no key, linked only by the people in a
+    list column; every company's filings also share one common class code."""
+    rng = random.Random(seed)
+    entities, gold = [], []
+    for company in range(60):
+        staff = [f"inventor{company}x{k}" for k in range(4)]
+        for copy in range(4):
+            name = "".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(8))
+            people = rng.sample(staff, 2)
+            entities.append(
+                Entity(
+                    id=EntityId(uuid.uuid5(TENANT, f"co{company}-{copy}")),
+                    tenant_id=TENANT,
+                    name=f"{name} bv" if copy else f"company {company} bv",
+                    entity_type="Organization",
+                    properties={"people": "**".join(people), "classes": "H04B**A61N"},
+                )
+            )
+            gold.append(company)
+    return entities, gold
+
+
+def test_a_list_field_is_compared_and_blocked_by_shared_rare_values() -> None:
+    """Catches list columns left out, compared as whole strings, or blocked on whole
+    lists: filings of one company share a rare person two lists at a time and
+    must link; a class code every filing holds must not link anything."""
+    entities, gold = _companies()
+    evidence = train(entities)
+    assert evidence.model is not None
+    kinds = {f.name: f.kind for f in evidence.report.used}
+    assert kinds["people"] is FieldKind.LIST
+    assert "any(people)" in evidence.model.rules
+    clusters = agreeing_clusters(len(entities), evidence.pairs, evidence.probabilities, evidence)
+    predicted = {m: c for c, group in enumerate(clusters) for m in group}
+    merged = [(i, j) for i in range(len(gold)) for j in range(i) if predicted[i] == predicted[j]]
+    correct = sum(1 for i, j in merged if gold[i] == gold[j])
+    assert merged
+    assert correct == len(merged)
+    assert correct >= 0.5 * 60 * 6
+
+
+def test_list_levels_tell_common_from_rare_shared_values() -> None:
+    """Catches list comparison that counts a value everyone holds as evidence, or
+    that cannot tell one shared rare value from two."""
+    from redstring.consolidation.comparisons import build_columns, compare
+    from redstring.consolidation.kinds import FieldSpec
+
+    cells = ["common**a**b", "common**a**b", "common**a**c", "common**x**y", "common**a**c**q"]
+    cells += [f"common**filler{k}" for k in range(40)]
+    entities = [
+        Entity(
+            id=EntityId(uuid.uuid5(TENANT, f"l{k}")),
+            tenant_id=TENANT,
+            name=f"n{k}",
+            entity_type="Thing",
+            properties={"tags": cell},
+        )
+        for k, cell in enumerate(cells)
+    ]
+    spec = FieldSpec(name="tags", kind=FieldKind.LIST, sources=("tags",), reason="test")
+    (column,) = build_columns(entities, [spec])
+    left = np.asarray([0, 0, 0, 2], dtype=np.int64)
+    right = np.asarray([1, 2, 3, 4], dtype=np.int64)
+    # same values; one rare shared ("a"); only the common value; two rare ("a", "c")
+    assert compare(column, left, right).tolist() == [5, 3, 2, 4]
