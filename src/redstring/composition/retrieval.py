@@ -31,12 +31,10 @@ from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING
-from uuid import UUID
 
 from redstring.domain.blocking import query_lexical_keys
 from redstring.domain.exceptions import DimensionMismatchError, InvalidInputError
 from redstring.domain.fusion import order_ties_by_component, reciprocal_rank_fusion
-from redstring.domain.ids import EntityId
 from redstring.domain.lexical import CANDIDATE_LIMIT, lexical_score, name_scores, shortlist_size
 from redstring.domain.retrieval import RetrievalMode, RetrievalResult, ScoredEntity
 
@@ -44,7 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from redstring.domain.entity import Entity
-    from redstring.domain.ids import TenantId
+    from redstring.domain.ids import EntityId, TenantId
     from redstring.ports.embedding import EmbeddingProvider
     from redstring.ports.graph_store import GraphStore
     from redstring.ports.vector_store import VectorStore
@@ -153,19 +151,21 @@ class Retriever:
         found = await self._graph.lexical_candidates(
             query_lexical_keys(query), tenant_id, limit=CANDIDATE_LIMIT
         )
+        scores = name_scores(query, found)
         wanted = None if entity_types is None else set(entity_types)
-        screened: list[tuple[float, str]] = []
-        for candidate, score in zip(found, name_scores(query, found), strict=True):
-            if wanted is not None and candidate.entity_type not in wanted:
-                continue
-            if score <= 0.0:
-                # Nothing in common is no match, whatever key filed it; and one
-                # poor candidate says nothing about the ones after it.
-                continue
-            screened.append((-score, candidate.id_string))
-        shortlist = [
-            EntityId(UUID(id_string)) for _, id_string in sorted(screened)[: shortlist_size(k)]
-        ]
+        # Nothing in common (0.0) is no match, whatever key filed it. The sort is
+        # stable and candidates come in id order, so ties stay in id order.
+        kept = sorted(
+            (
+                index
+                for index, candidate in enumerate(found)
+                if scores[index] > 0.0 and (wanted is None or candidate.entity_type in wanted)
+            ),
+            key=scores.__getitem__,
+            reverse=True,
+        )
+        kept = kept[: shortlist_size(k, [scores[index] for index in kept])]
+        shortlist = [found[index].entity_id for index in kept]
         scored: dict[EntityId, tuple[Entity, float]] = {}
         for entity in await self._graph.get_entities(shortlist, tenant_id):
             scored[entity.id] = (entity, lexical_score(query, entity))

@@ -15,7 +15,7 @@ mediocre fields outrank an exact name and would leave the 0..1 scale that
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from uuid import UUID
 
 from rapidfuzz import process
@@ -56,24 +56,36 @@ def lexical_score(query: str, entity: Entity) -> float:
     return best
 
 
-@dataclass(frozen=True, slots=True)
-class LexicalCandidate:
+#: Separates the names of one candidate in `LexicalCandidate.filed_names`: a control
+#: character no normalized name contains (normalization turns it into a space).
+NAME_SEPARATOR = "\x1f"
+
+
+class LexicalCandidate(NamedTuple):
     """What the lexical channel reads of a candidate before choosing whom to score:
     its id, its type (the `entity_types` filter applies before any cut), and its
     names already normalized. Never the entity's body: a block of thousands of
-    candidates is screened from these strings, and only the shortlist is parsed."""
+    candidates is screened from these strings, and only the shortlist is parsed.
 
-    #: The id's canonical lowercase hyphenated string, as stores keep it. Kept as the
-    #: string because building a `UUID` per screened candidate was a fifth of the
-    #: channel's time; `entity_id` builds it for the few that are kept.
+    A named tuple of the strings as a store keeps them, because the channel builds
+    one per candidate row: a frozen dataclass with the names split into a tuple cost
+    ~2 us each, a third of the channel's time at 100k (`bench/retrieval.py`)."""
+
+    #: The id's canonical lowercase hyphenated string, as stores keep it. `entity_id`
+    #: builds the `UUID` for the few candidates that are kept.
     id_string: str
     entity_type: str
-    #: `normalize_name` of the name and of `normalized_name`, distinct, in that order.
-    names: tuple[str, ...]
+    #: `candidate_names`, joined by `NAME_SEPARATOR` (`filed_names`).
+    filed_names: str
 
     @property
     def entity_id(self) -> EntityId:
         return EntityId(UUID(self.id_string))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """`candidate_names` of the entity: normalized, distinct, name first."""
+        return tuple(self.filed_names.split(NAME_SEPARATOR))
 
 
 def candidate_names(entity: Entity) -> tuple[str, ...]:
@@ -83,18 +95,38 @@ def candidate_names(entity: Entity) -> tuple[str, ...]:
     )
 
 
+def filed_names(entity: Entity) -> str:
+    """The `LexicalCandidate.filed_names` of `entity`."""
+    return NAME_SEPARATOR.join(candidate_names(entity))
+
+
 def name_scores(query: str, candidates: Sequence[LexicalCandidate]) -> list[float]:
     """Jaro-Winkler of `query` against each candidate's best name, on 0..1, in order.
 
     The screening half of `lexical_score` (names only, no properties), computed in
     one batched rapidfuzz call: a Python call per candidate cost more than the
-    comparison itself on blocks of thousands.
+    comparison itself on blocks of thousands. Most candidates have one name, and
+    then their filed strings are scored as they are, with no per-candidate work.
     """
     normalized = normalize_name(query)
-    owners = [index for index, candidate in enumerate(candidates) for _ in candidate.names]
-    names = [name for candidate in candidates for name in candidate.names]
+    filed = [candidate.filed_names for candidate in candidates]
+    if not filed:
+        return []
+    if NAME_SEPARATOR not in "".join(filed):
+        # rapidfuzz scores the empty cases as `normalized_similarity` defines them.
+        row = process.cdist(
+            [normalized],
+            filed,
+            scorer=JaroWinkler.normalized_similarity,
+            processor=None,
+            dtype="float64",
+            workers=1,
+        )[0]
+        scores: list[float] = row.tolist()
+        return scores
+    owners = [index for index, names in enumerate(filed) for _ in names.split(NAME_SEPARATOR)]
+    names = [name for joined in filed for name in joined.split(NAME_SEPARATOR)]
     best = [0.0] * len(candidates)
-    # rapidfuzz scores the empty cases as `normalized_similarity` defines them.
     hits = process.extract(
         normalized, names, scorer=JaroWinkler.normalized_similarity, limit=None, processor=None
     )
@@ -140,11 +172,23 @@ def choose_blocks(sizes: Mapping[str, int], limit: int) -> ChosenBlocks:
 CANDIDATE_LIMIT = 2000
 
 
-def shortlist_size(k: int) -> int:
-    """How many name-screened candidates are parsed and scored in full for a top `k`.
+def shortlist_size(k: int, ordered: Sequence[float]) -> int:
+    """How many name-screened candidates are parsed and scored in full for a top `k`,
+    given their name scores best first (`name_scores`, ties in id order).
 
-    More than `k` because `lexical_score` also reads properties, which the names
-    alone cannot see; a property match is worth at most `PROPERTY_WEIGHT`, so it
-    can only displace a name match below that, deep in the list.
+    `lexical_score` is the best of the name score and `PROPERTY_WEIGHT` times a
+    property's, so a candidate can only rise on a property to below
+    `PROPERTY_WEIGHT`. When the `k`-th name score is above it, nothing past the `k`
+    best (and those tied with the `k`-th) can enter the top `k`: exactly those are
+    parsed. Otherwise properties may reorder the list and a wider shortlist
+    (`4 k`, at least 20) is parsed, still a bound and not a proof.
     """
-    return max(4 * k, 20)
+    if len(ordered) <= k:
+        return len(ordered)
+    kth = ordered[k - 1]
+    if kth > PROPERTY_WEIGHT:
+        end = k
+        while end < len(ordered) and ordered[end] >= kth:
+            end += 1
+        return end
+    return min(len(ordered), max(4 * k, 20))

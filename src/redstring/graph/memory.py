@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from redstring.domain.blocking import lexicon_keys
 from redstring.domain.exceptions import TenantMismatchError
-from redstring.domain.lexical import LexicalCandidate, candidate_names, choose_blocks
+from redstring.domain.lexical import LexicalCandidate, choose_blocks, filed_names
 
 if TYPE_CHECKING:
     from collections.abc import MutableMapping, Sequence
@@ -99,7 +99,7 @@ class InMemoryGraphStore:
                 LexicalCandidate(
                     id_string=str(entity_id),
                     entity_type=entity.entity_type,
-                    names=candidate_names(entity),
+                    filed_names=filed_names(entity),
                 )
             )
         return candidates

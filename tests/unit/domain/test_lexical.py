@@ -8,6 +8,7 @@ import pytest
 
 from redstring.domain.ids import EntityId
 from redstring.domain.lexical import (
+    NAME_SEPARATOR,
     PROPERTY_WEIGHT,
     LexicalCandidate,
     candidate_names,
@@ -84,7 +85,7 @@ def test_the_score_stays_within_zero_and_one() -> None:
 
 
 def candidate(*names: str) -> LexicalCandidate:
-    return LexicalCandidate(id_string=str(uuid4()), entity_type="person", names=names)
+    return LexicalCandidate(str(uuid4()), "person", NAME_SEPARATOR.join(names))
 
 
 def test_name_scores_are_the_best_name_in_input_order() -> None:
@@ -133,14 +134,25 @@ def test_empty_blocks_are_nothing_to_read() -> None:
     assert choose_blocks({}, limit=10).partial is None
 
 
-def test_the_shortlist_is_wider_than_k() -> None:
-    """Property matches are invisible to the name screen; a shortlist of exactly `k`
-    would leave them no room."""
-    assert shortlist_size(10) > 10
-    assert shortlist_size(1) > 1
+def test_the_shortlist_is_wider_than_k_when_a_property_could_reorder_it() -> None:
+    """Property matches are invisible to the name screen; below `PROPERTY_WEIGHT` a
+    shortlist of exactly `k` would leave them no room."""
+    weak = [PROPERTY_WEIGHT] * 50
+    assert shortlist_size(10, weak) > 10
+    assert shortlist_size(1, weak) > 1
+    assert shortlist_size(10, weak[:7]) == 7
+
+
+def test_a_kth_name_score_above_the_property_weight_parses_k_and_its_ties_only() -> None:
+    """No property can lift a candidate past a name score above `PROPERTY_WEIGHT`;
+    the ties with the k-th stay, because the id decides between them."""
+    ordered = [0.99, 0.95, 0.9, 0.9, 0.8, 0.7]
+    assert shortlist_size(2, ordered) == 2
+    assert shortlist_size(3, ordered) == 4
+    assert shortlist_size(5, ordered) == 5
 
 
 def test_a_candidate_id_string_reads_back_as_its_entity_id() -> None:
     entity_id = EntityId(uuid4())
-    found = LexicalCandidate(id_string=str(entity_id), entity_type="person", names=("a",))
+    found = LexicalCandidate(id_string=str(entity_id), entity_type="person", filed_names="a")
     assert found.entity_id == entity_id
