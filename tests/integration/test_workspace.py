@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from typing import TYPE_CHECKING
+from uuid import uuid4
 
 import pytest
 
 from redstring.composition.workspace import APPLICATION_ID, SCHEMA_VERSION, Workspace
 from redstring.domain.exceptions import NotFoundError, WorkspaceError
+from redstring.domain.ids import EntityId, TenantId
+from redstring.events import EntitiesMerged, MergeUndone, merge_stream
+from redstring.events.ingest import RecordsImported
 from redstring.graph.memory import InMemoryGraphStore
 from redstring.projections import GraphProjection, InMemoryCheckpointStore, replay
 from redstring.storage.sqlite import open_connection
+from redstring.testing.factories import make_entity, make_relationship
 from redstring.testing.projection_oracle import (
     DIMENSION,
     Scenario,
@@ -48,6 +54,100 @@ async def test_sqlite_projections_equal_the_oracle_and_survive_reopen(tmp_path: 
             scenario.oracle.graph_state()
         )
         assert await vector_mismatches(again.vectors, scenario.oracle) == []
+
+
+@pytest.mark.parametrize("seed", [7, 15, 32])
+async def test_runs_of_merges_folded_at_once_equal_the_oracle(tmp_path: Path, seed: int) -> None:
+    """One catch-up after the whole log: consecutive merges of a tenant (some folding
+    an earlier merge's canonical away, or into it, or undone later) are written as
+    one run. Catches a net effect that differs from folding them one by one."""
+    scenario = Scenario.generate(seed, 120)
+    events = [e for a in scenario.appends for e in a.events]
+    chained = [
+        (x, y)
+        for x, y in itertools.pairwise(events)
+        if isinstance(x, EntitiesMerged)
+        and isinstance(y, EntitiesMerged)
+        and x.tenant_id == y.tenant_id
+        and (y.canonical_id == x.canonical_id or x.canonical_id in y.merged_ids)
+    ]
+    assert chained
+    with Workspace.open(tmp_path / "ws.db", dimension=DIMENSION) as ws:
+        for append in scenario.appends:
+            await ws.append(
+                append.stream_id, append.events, expected_version=append.expected_version
+            )
+        await ws.catch_up()
+        assert await store_graph_state(ws.graph, scenario.oracle) == scenario.oracle.graph_state()
+
+
+async def test_a_batch_merging_an_earlier_canonical_of_the_batch_folds_like_one_by_one(
+    tmp_path: Path,
+) -> None:
+    """Three merges folded in one batch: B into A, then A (the first canonical) into C,
+    then D into C; edges among all of them. The graph equals the one-by-one fold
+    (memory workspace), undo restores the start, and replay gives the same graph."""
+    tenant = TenantId(uuid4())
+    a, b, c, d, e = (make_entity(tenant_id=tenant, name=n) for n in "ABCDE")
+    ids = [x.id for x in (a, b, c, d, e)]
+    edges = [
+        make_relationship(a, b),
+        make_relationship(b, e),
+        make_relationship(a, c, relationship_type="works_with"),
+        make_relationship(d, e),
+        make_relationship(e, c),
+    ]
+    imported = RecordsImported(
+        tenant_id=tenant, source_id="s", entities=[a, b, c, d, e], relationships=edges
+    )
+    batched = Workspace.open(tmp_path / "ws.db", dimension=DIMENSION)
+    one_by_one = Workspace.memory(dimension=DIMENSION)
+    for ws in (batched, one_by_one):
+        await ws.append("ingest", [imported], expected_version=0)
+        await ws.catch_up()
+    start = await _graph(one_by_one, tenant, ids)
+    merges: list[EntitiesMerged] = []
+    for canonical, merged in ((a, [b]), (c, [a]), (c, [d])):
+        involved = [canonical.id, *(m.id for m in merged)]
+        before = await one_by_one.graph.get_entities(involved, tenant)
+        touching = {
+            r.id: r for i in involved for r in await one_by_one.graph.relationships(i, tenant)
+        }
+        event = EntitiesMerged.build(
+            tenant_id=tenant,
+            merge_id=uuid4(),
+            canonical=canonical.model_copy(update={"properties": {"step": len(merges)}}),
+            merged_ids=[m.id for m in merged],
+            reason="test",
+            entities_before=before,
+            relationships_before=sorted(touching.values(), key=lambda r: str(r.id)),
+        )
+        merges.append(event)
+        await one_by_one.append(merge_stream(event.merge_id), [event], expected_version=0)
+        await one_by_one.catch_up()
+    for event in merges:
+        await batched.append(merge_stream(event.merge_id), [event], expected_version=0)
+    await batched.catch_up()
+    merged = await _graph(one_by_one, tenant, ids)
+    assert await _graph(batched, tenant, ids) == merged
+    assert sorted(x.name for x in await batched.graph.list_entities(tenant)) == ["C", "E"]
+    await batched.replay()
+    assert await _graph(batched, tenant, ids) == merged
+    for event in reversed(merges):
+        undo = MergeUndone(tenant_id=tenant, merge_id=event.merge_id)
+        await batched.append(merge_stream(event.merge_id), [undo], expected_version=1)
+    await batched.catch_up()
+    assert await _graph(batched, tenant, ids) == start
+    batched.close()
+
+
+async def _graph(ws: Workspace, tenant: TenantId, ids: list[EntityId]) -> tuple[object, ...]:
+    """Live entities, edges, and what each of `ids` resolves to."""
+    return (
+        sorted((e.model_dump(mode="json") for e in await ws.graph.list_entities(tenant)), key=str),
+        [r.model_dump(mode="json") for r in await ws.graph.list_relationships(tenant)],
+        {str(i): str(await ws.graph.resolve(i, tenant)) for i in ids},
+    )
 
 
 async def test_a_failing_batch_rolls_back_store_writes_and_checkpoint_together(

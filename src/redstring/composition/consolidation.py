@@ -6,11 +6,12 @@ It lives in `composition` because it holds the resolution engine
 import only ports and the domain.
 
 Each merge decision becomes one `EntitiesMerged` event on its own stream,
-carrying the before-snapshots that make `MergeUndone` exact, and is projected
-before the next one is built: clusters are disjoint, but an edge between two
-clusters changes when the first merges, and the second's snapshot must see that.
-Merges commit in batches (`MERGES_PER_COMMIT`): one sync to disk per batch, and a
-crash loses at most the uncommitted batch, which the next run plans again.
+carrying the before-snapshots that make `MergeUndone` exact. Merges commit in
+batches (`MERGES_PER_COMMIT`): one sync to disk per batch, and a crash loses at
+most the uncommitted batch, which the next run plans again. A batch is folded by
+one catch-up (the graph projection writes a run of merges at once); clusters are
+disjoint, but an edge between two clusters changes when the first merges, so each
+snapshot applies the batch's unfolded redirects to the stored edges (`_Unfolded`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ if TYPE_CHECKING:
     from redstring.consolidation.adjudication import Adjudicator
     from redstring.consolidation.engine import MergeDecision, ResolutionPlan
     from redstring.domain.entity import Entity
-    from redstring.domain.ids import EntityId, TenantId
+    from redstring.domain.ids import EntityId, RelationshipId, TenantId
+    from redstring.domain.relationship import Relationship
 
 
 #: Merges written (and projected) per transaction.
@@ -175,7 +177,9 @@ class Consolidator:
         for start in range(0, len(plan.merges), MERGES_PER_COMMIT):
             batch = plan.merges[start : start + MERGES_PER_COMMIT]
             with self._workspace.atomic():
-                ids = [await self._merge(tenant_id, decision) for decision in batch]
+                pending = _Unfolded()
+                ids = [await self._merge(tenant_id, decision, pending) for decision in batch]
+                await self._workspace.catch_up()
             for merge_id, decision in zip(ids, batch, strict=True):
                 report.merge_ids.append(merge_id)
                 report.merges += 1
@@ -197,14 +201,26 @@ class Consolidator:
         )
         await self._workspace.append(stream, [event], expected_version=version)
 
-    async def _merge(self, tenant_id: TenantId, decision: MergeDecision) -> UUID:
+    async def _merge(
+        self, tenant_id: TenantId, decision: MergeDecision, pending: _Unfolded
+    ) -> UUID:
+        """Append one merge's event; the caller folds the batch with one catch-up.
+
+        The snapshot is the graph as folding the earlier merges of the batch would
+        leave it: entities are read from the store (merges of one plan never share
+        an entity, and one that does is folded first), edges from the store with
+        the unfolded merges' redirects applied (`pending`)."""
         graph = self._workspace.graph
         involved = [decision.canonical_id, *decision.merged_ids]
+        if pending.touches(involved):
+            await self._workspace.catch_up()
+            pending.clear()
         before = await graph.get_entities(involved, tenant_id)
-        edges = {}
+        stored = {}
         for entity_id in involved:
             for rel in await graph.relationships(entity_id, tenant_id):
-                edges[rel.id] = rel
+                stored[rel.id] = rel
+        edges = pending.edges_of(stored, set(involved))
         merge_id = uuid4()
         event = EntitiesMerged.build(
             tenant_id=tenant_id,
@@ -217,5 +233,45 @@ class Consolidator:
             scores=decision.scores,
         )
         await self._workspace.append(merge_stream(merge_id), [event], expected_version=0)
-        await self._workspace.catch_up()
+        pending.add(involved, event)
         return merge_id
+
+
+class _Unfolded:
+    """Merges appended but not yet folded into the graph: the entities they touch and
+    the edges they delete and write, so the next snapshot sees what folding would."""
+
+    def __init__(self) -> None:
+        self._entities: set[EntityId] = set()
+        self._deleted: set[RelationshipId] = set()
+        self._written: dict[RelationshipId, Relationship] = {}
+
+    def touches(self, entity_ids: Sequence[EntityId]) -> bool:
+        return not self._entities.isdisjoint(entity_ids)
+
+    def clear(self) -> None:
+        self._entities.clear()
+        self._deleted.clear()
+        self._written.clear()
+
+    def add(self, entity_ids: Sequence[EntityId], event: EntitiesMerged) -> None:
+        self._entities.update(entity_ids)
+        for rel in event.relationships_before:
+            self._deleted.add(rel.id)
+            self._written.pop(rel.id, None)
+        self._written.update((rel.id, rel) for rel in event.relationships_after)
+
+    def edges_of(
+        self, stored: Mapping[RelationshipId, Relationship], involved: set[EntityId]
+    ) -> dict[RelationshipId, Relationship]:
+        """The edges touching `involved` once the pending merges are folded, given
+        those the store holds now."""
+        edges = {
+            rel_id: rel
+            for rel_id, rel in stored.items()
+            if rel_id not in self._deleted and rel_id not in self._written
+        }
+        for rel_id, rel in self._written.items():
+            if rel.source_id in involved or rel.target_id in involved:
+                edges[rel_id] = rel
+        return edges

@@ -182,6 +182,17 @@ class InMemoryGraphStore:
             if key[0] == tenant_id and value == alias_id:
                 self._aliases[key] = target
 
+    async def set_aliases(
+        self, aliases: Sequence[tuple[EntityId, EntityId]], tenant_id: TenantId
+    ) -> None:
+        before = dict(self._aliases)
+        try:
+            for alias_id, canonical_id in aliases:
+                await self.set_alias(alias_id, canonical_id, tenant_id)
+        except ValueError:
+            self._aliases = before
+            raise
+
     async def remove_alias(self, alias_id: EntityId, tenant_id: TenantId) -> None:
         self._aliases.pop((tenant_id, alias_id), None)
 

@@ -435,6 +435,58 @@ class SqliteGraphStore:
                 (str(target), tenant, str(alias_id)),
             )
 
+    async def set_aliases(
+        self, aliases: Sequence[tuple[EntityId, EntityId]], tenant_id: TenantId
+    ) -> None:
+        # `set_alias` one pair at a time, computed in memory: `final` maps each alias
+        # set here to its current target, kept one hop long as `set_alias` keeps the
+        # table, so stored rows pointing at one of them are redirected once at the end.
+        tenant = str(tenant_id)
+        final: dict[str, str] = {}
+        pointing: dict[str, set[str]] = {}
+        stored = self._stored_targets(tenant, [str(c) for _, c in aliases])
+        for alias, canonical in ((str(a), str(c)) for a, c in aliases):
+            target = final.get(canonical)
+            if target is None:
+                resolved = stored.get(canonical, canonical)
+                target = final.get(resolved, resolved)
+            if target == alias:
+                raise ValueError(f"aliasing {alias} to itself would make a cycle")
+            old = final.get(alias)
+            if old is not None:
+                pointing[old].discard(alias)
+            final[alias] = target
+            pointing.setdefault(target, set()).add(alias)
+            for other in pointing.pop(alias, set()):
+                final[other] = target
+                pointing[target].add(other)
+        with transaction(self._conn) as conn:
+            conn.executemany(
+                """INSERT INTO graph_aliases (tenant_id, alias_id, canonical_id) VALUES (?, ?, ?)
+                   ON CONFLICT (tenant_id, alias_id) DO UPDATE
+                   SET canonical_id = excluded.canonical_id""",
+                [(tenant, alias, target) for alias, target in final.items()],
+            )
+            # No target is itself an alias set here, so these never touch the rows above.
+            conn.executemany(
+                """UPDATE graph_aliases SET canonical_id = ?
+                   WHERE tenant_id = ? AND canonical_id = ?""",
+                [(target, tenant, alias) for alias, target in final.items()],
+            )
+
+    def _stored_targets(self, tenant: str, ids: list[str]) -> dict[str, str]:
+        """Stored alias -> canonical rows for those of `ids` that are aliases."""
+        found: dict[str, str] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            found.update(
+                self._conn.execute(
+                    f"""SELECT alias_id, canonical_id FROM graph_aliases
+                        WHERE tenant_id = ? AND alias_id IN ({_marks(chunk)})""",
+                    (tenant, *chunk),
+                ).fetchall()
+            )
+        return found
+
     async def remove_alias(self, alias_id: EntityId, tenant_id: TenantId) -> None:
         with transaction(self._conn) as conn:
             conn.execute(

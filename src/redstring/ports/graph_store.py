@@ -103,6 +103,14 @@ class GraphStore(Protocol):
         """Make `alias_id` resolve to `canonical_id` (itself resolved first)."""
         ...
 
+    async def set_aliases(
+        self, aliases: Sequence[tuple[EntityId, EntityId]], tenant_id: TenantId
+    ) -> None:
+        """`set_alias(alias, canonical)` for each pair in order, written at once (a
+        batch of merges folds its aliases in one write). A pair that would make a
+        cycle raises `ValueError` and nothing of the call is written."""
+        ...
+
     async def remove_alias(self, alias_id: EntityId, tenant_id: TenantId) -> None: ...
 
     async def resolve(self, entity_id: EntityId, tenant_id: TenantId) -> EntityId:

@@ -20,7 +20,7 @@ from redstring.events.merge import EntitiesMerged
 from redstring.events.streams import merge_stream
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
     from uuid import UUID
 
     from redstring.domain.ids import TenantId
@@ -74,8 +74,7 @@ class Projection(ABC):
             while batch := await self._log.read_all(after=after, limit=self._batch_size):
                 if self._checkpoints.atomic:
                     async with self._checkpoints.unit_of_work():
-                        for recorded in batch:
-                            await self._fold(recorded)
+                        await self._fold_batch(batch)
                         await self._checkpoints.save(self.name, batch[-1].position)
                 else:
                     for recorded in batch:
@@ -91,6 +90,13 @@ class Projection(ABC):
             for tenant_id in tenants:
                 await self._clear(tenant_id)
             await self._checkpoints.save(self.name, 0)
+
+    async def _fold_batch(self, batch: Sequence[RecordedEvent]) -> None:
+        """Fold a batch that commits as one unit (atomic stores only). A projection
+        may override this to write a run of events at once, as long as the result
+        equals folding them one by one."""
+        for recorded in batch:
+            await self._fold(recorded)
 
     async def _fold(self, recorded: RecordedEvent) -> None:
         if recorded.event_type not in self.handles:

@@ -334,3 +334,31 @@ class GraphStoreCompliance(TwoTenants):
         await store.set_alias(alias, ada.id, tenant)
         assert await store.relationships(alias, tenant) == [edge]
         assert await store.neighbours(alias, tenant) == [charles]
+
+    async def test_set_aliases_equals_set_alias_one_pair_at_a_time(
+        self, store: GraphStore, tenant: TenantId, other: TenantId
+    ) -> None:
+        """A batch that re-aliases an earlier target, aliases a stored alias's target,
+        and points at an alias set earlier in the same batch: every id resolves as
+        the pairs applied one by one would make it, and the other tenant is untouched."""
+        ids = [EntityId(uuid4()) for _ in range(6)]
+        a, b, c, d, e, f = ids
+        final = make_entity(tenant_id=tenant)
+        await store.upsert_entities([final], tenant)
+        await store.set_alias(a, b, tenant)  # stored before the batch: a -> b
+        await store.set_alias(a, b, other)
+        await store.set_aliases([(b, c), (d, b), (c, final.id), (e, d), (f, a)], tenant)
+        for alias in (a, b, c, d, e, f):
+            assert await store.resolve(alias, tenant) == final.id, alias
+            assert await store.get_entity(alias, tenant) == final
+        assert await store.resolve(a, other) == b
+        assert await store.resolve(b, other) == b
+
+    async def test_set_aliases_refuses_a_cycle_and_writes_nothing(
+        self, store: GraphStore, tenant: TenantId
+    ) -> None:
+        first, second, third = (EntityId(uuid4()) for _ in range(3))
+        with pytest.raises(ValueError, match="cycle"):
+            await store.set_aliases([(third, second), (first, second), (second, first)], tenant)
+        for entity_id in (first, second, third):
+            assert await store.resolve(entity_id, tenant) == entity_id
