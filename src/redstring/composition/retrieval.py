@@ -153,17 +153,17 @@ class Retriever:
         )
         scores = name_scores(query, found)
         wanted = None if entity_types is None else set(entity_types)
-        # Nothing in common (0.0) is no match, whatever key filed it. The sort is
-        # stable and candidates come in id order, so ties stay in id order.
-        kept = sorted(
-            (
-                index
-                for index, candidate in enumerate(found)
-                if scores[index] > 0.0 and (wanted is None or candidate.entity_type in wanted)
-            ),
-            key=scores.__getitem__,
-            reverse=True,
-        )
+        kept: list[int] = []
+        for index, candidate in enumerate(found):
+            if wanted is not None and candidate.entity_type not in wanted:
+                continue
+            if scores[index] <= 0.0:
+                # Nothing in common is no match, whatever key filed it; and one
+                # poor candidate says nothing about the ones after it.
+                continue
+            kept.append(index)
+        # Stable, and candidates come in id order: ties stay in id order.
+        kept.sort(key=scores.__getitem__, reverse=True)
         kept = kept[: shortlist_size(k, [scores[index] for index in kept])]
         shortlist = [found[index].entity_id for index in kept]
         scored: dict[EntityId, tuple[Entity, float]] = {}
