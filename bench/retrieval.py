@@ -13,7 +13,8 @@ with the surname of another, seeded). Vectors are the model's up to --embed-limi
 entities; past it they are seeded perturbations of embedded ones (said in the output).
 Printed per mode: p50 and p99 over --latency-queries queries, k=10, with the build
 time and the workspace file size; then the HNSW index of the vector store (which
-answers from `ANN_MIN_ROWS` vectors up): its build time (the first search pays it),
+answers from `ANN_MIN_ROWS` vectors up): its build time (`prepare`, which the vector
+projection's catch-up runs, so the first search does not pay it), that first search,
 its file size, and its recall@10 against the exact numpy scan on the same query
 vectors (a hit counts when its exact score reaches the exact 10th score, so ties at
 rank 10 are not misses).
@@ -299,9 +300,15 @@ async def latency_size(
     retriever = Retriever(embeddings=embedder, vectors=vectors, graph=graph)
     base = Baselines(rows, matrix)
     query_vectors = await embed_all(embedder, queries)
+    # Where a workspace pays the index: the vector projection's catch-up `prepare`s
+    # each tenant it wrote (build_graph, ingest, replay); the first search then only
+    # uses it.
+    started = time.perf_counter()
+    await vectors.prepare(TENANT)
+    index_s = time.perf_counter() - started
     started = time.perf_counter()
     await vectors.search(query_vectors[0].tolist(), TENANT, k=K)
-    index_s = time.perf_counter() - started
+    first_ms = (time.perf_counter() - started) * 1000
 
     async def time_it(call: Callable[[str], object]) -> tuple[float, float]:
         times = []
@@ -357,8 +364,9 @@ async def latency_size(
         sum(p.stat().st_size for p in index_dir.glob("*")) / 2**20 if index_dir.exists() else 0
     )
     print(
-        f"{'':>9}  vector index: first search {index_s:.1f}s (builds it when >= "
-        f"{ANN_ROWS[0]} vectors), file {index_mib:.0f} MiB, recall@10 vs exact scan "
+        f"{'':>9}  vector index: built by prepare (the vector projection's catch-up) in "
+        f"{index_s:.1f}s when >= {ANN_ROWS[0]} vectors; first search after it "
+        f"{first_ms:.1f} ms; file {index_mib:.0f} MiB, recall@10 vs exact scan "
         f"{recall / len(query_vectors):.4f}"
     )
     for p in list(tmp.iterdir()):

@@ -10,6 +10,10 @@ import numpy as np
 import pytest
 
 from redstring.domain.exceptions import DimensionMismatchError, InvalidInputError
+from redstring.eventlog.memory import InMemoryEventLog
+from redstring.events.embedding import EmbeddedEntity, EntitiesEmbedded
+from redstring.projections import InMemoryCheckpointStore
+from redstring.projections.vector import VectorProjection
 from redstring.storage.sqlite import open_connection
 from redstring.testing import VectorStoreCompliance
 from redstring.testing.factories import other_tenant
@@ -110,6 +114,45 @@ async def test_the_index_answers_close_to_the_exact_scan_with_exact_scores(
         assert len(typed) == 5
         assert all(m.entity_type == "person" for m in typed)
     assert found / 200 >= 0.9
+
+
+async def test_prepare_builds_the_index_before_the_first_search(
+    connection: Connection, tmp_path: Path
+) -> None:
+    """Catches: a prepare that leaves the index to the first query; below the
+    threshold it must build nothing."""
+    store = SqliteVectorStore(connection, DIMENSION, ann_min_rows=20)
+    tenant = other_tenant()
+    await store.upsert([record(v) for v in _spread(19)], tenant)
+    await store.prepare(tenant)
+    assert not list(tmp_path.glob("redstring.db.vec/*"))
+    await store.upsert([record(v) for v in _spread(1, seed=9)], tenant)
+    await store.prepare(tenant)
+    assert [p.name for p in tmp_path.glob("redstring.db.vec/*")] == [f"{tenant}.2.usearch"]
+
+
+async def test_the_vector_projection_prepares_the_tenants_it_wrote(tmp_path: Path) -> None:
+    """Catches: the index build left to the first search after build_graph or replay."""
+    conn = open_connection(tmp_path / "projected.db")
+    try:
+        store = SqliteVectorStore(conn, DIMENSION, ann_min_rows=1)
+        log = InMemoryEventLog()
+        projection = VectorProjection(store, log, InMemoryCheckpointStore())
+        tenant = other_tenant()
+        embedded = EntitiesEmbedded(
+            tenant_id=tenant,
+            model="fake",
+            dimension=DIMENSION,
+            vectors=[
+                EmbeddedEntity(entity_id=r.entity_id, entity_type="person", vector=r.vector)
+                for r in (record(v) for v in _spread(3))
+            ],
+        )
+        await log.append("doc", [embedded.to_new_event()], tenant_id=tenant, expected_version=0)
+        await projection.catch_up()
+        assert [p.name for p in tmp_path.glob("projected.db.vec/*")] == [f"{tenant}.1.usearch"]
+    finally:
+        conn.close()
 
 
 async def test_a_tenant_below_the_threshold_is_never_indexed(

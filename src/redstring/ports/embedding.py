@@ -13,8 +13,9 @@ class EmbeddingProvider(Protocol):
 
     **Order is the contract**: the i-th vector embeds the i-th text, every vector
     has length `dimension`, and an empty input gives an empty output.
-    `embed_query` is for search queries; symmetric models answer it exactly as
-    `embed`, asymmetric ones (query/passage prefixes) differ.
+    `embed_query` is for search queries; symmetric models answer it as `embed`
+    (the local model within a cosine of 0.999, on 8-bit weights: ADR 0013),
+    asymmetric ones (query/passage prefixes) differ.
     """
 
     @property

@@ -50,3 +50,9 @@ class VectorStore(Protocol):
     async def count(self, tenant_id: TenantId) -> int: ...
 
     async def delete_by_tenant(self, tenant_id: TenantId) -> None: ...
+
+    async def prepare(self, tenant_id: TenantId) -> None:
+        """Do now what the tenant's next search would otherwise do first (build or
+        catch up an approximate index), so that no query pays it. Answers are the
+        same with or without it; a store with nothing to prepare does nothing."""
+        ...

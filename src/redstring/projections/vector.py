@@ -1,5 +1,9 @@
 """The vector projection: `EntitiesEmbedded` folded into a `VectorStore`.
 
+After each catch-up, every tenant it wrote to is `prepare`d: the work a large
+tenant's first search would do (building or catching up its approximate index) is
+paid here, by the writer (`build_graph`, ingest, `replay`), not by a query.
+
 A merge removes the merged-away entities' vectors (search must not return an
 alias next to its canonical); an undo puts back each one's latest vector from
 before the merge, found by scanning the log up to the merge -- undo is rare, and
@@ -48,6 +52,16 @@ class VectorProjection(Projection):
         super().__init__(name, log, checkpoints, batch_size=batch_size)
         self.vectors = vectors
         self.model = model
+        #: Tenants written since the last `prepare`.
+        self._touched: set[TenantId] = set()
+
+    async def catch_up(self) -> int:
+        """Fold the new events, then `prepare` each tenant they wrote to (module doc)."""
+        read = await super().catch_up()
+        touched, self._touched = self._touched, set()
+        for tenant_id in sorted(touched, key=str):
+            await self.vectors.prepare(tenant_id)
+        return read
 
     async def _clear(self, tenant_id: TenantId) -> None:
         await self.vectors.delete_by_tenant(tenant_id)
@@ -56,6 +70,8 @@ class VectorProjection(Projection):
         return self.model is None or event.model == self.model
 
     async def apply(self, recorded: RecordedEvent, event: DomainEvent) -> None:
+        if isinstance(event, EntitiesEmbedded | EntitiesMerged | MergeUndone):
+            self._touched.add(event.tenant_id)
         if isinstance(event, EntitiesEmbedded):
             if self._wanted(event):
                 await self.vectors.upsert(_records(event), event.tenant_id)

@@ -68,6 +68,18 @@ class VectorStoreCompliance(TwoTenants):
         assert [m.score for m in matches] == pytest.approx([1.0, 0.5, 0.0], abs=1e-5)
         assert all(m.entity_type == "person" for m in matches)
 
+    async def test_prepare_changes_no_answer(
+        self, store: VectorStore, tenant: TenantId, other: TenantId
+    ) -> None:
+        """Catches: a prepare that drops, reorders or crosses tenants' vectors."""
+        await store.prepare(tenant)  # an empty tenant has nothing to prepare
+        await store.upsert([record(blend(w / 10)) for w in range(10)], tenant)
+        before = await store.search(unit(0), tenant, k=5)
+        await store.prepare(tenant)
+        assert await store.search(unit(0), tenant, k=5) == before
+        await store.prepare(other)
+        assert await store.search(unit(0), other) == []
+
     async def test_k_bounds_the_result(self, store: VectorStore, tenant: TenantId) -> None:
         await store.upsert([record(blend(w / 10)) for w in range(10)], tenant)
         assert len(await store.search(unit(0), tenant, k=4)) == 4

@@ -71,6 +71,9 @@ class InMemoryVectorStore:
     async def count(self, tenant_id: TenantId) -> int:
         return sum(1 for owner, _ in self._records if owner == tenant_id)
 
+    async def prepare(self, tenant_id: TenantId) -> None:
+        """Nothing to prepare: every search scans."""
+
     async def delete_by_tenant(self, tenant_id: TenantId) -> None:
         for key in [key for key in self._records if key[0] == tenant_id]:
             del self._records[key]

@@ -653,6 +653,11 @@ class SqliteVectorStore:
         ).fetchone()
         return int(row[0])
 
+    async def prepare(self, tenant_id: TenantId) -> None:
+        """Build, open or catch up the tenant's HNSW index now (when the tenant is at
+        least `ann_min_rows`), rather than in its first search: 36-94 s at 100k."""
+        self._ann_index(str(tenant_id))
+
     async def delete_by_tenant(self, tenant_id: TenantId) -> None:
         with transaction(self._conn) as conn:
             self._bump(str(tenant_id))

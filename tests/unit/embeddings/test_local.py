@@ -165,11 +165,11 @@ async def test_embed_query_is_embed(provider: LocalEmbeddingProvider) -> None:
     assert await provider.embed_query(texts) == await provider.embed(texts)
 
 
-async def test_one_short_query_is_embedded_inline_with_the_same_vector(
+async def test_one_short_query_is_embedded_inline_within_the_query_cosine(
     provider: LocalEmbeddingProvider, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A single short query skips the worker thread; a long one, or several, use it."""
-    threaded = await provider.embed(["Ada Lovelace"])
+    [threaded] = await provider.embed(["Ada Lovelace"])
     handed: list[object] = []
     real = asyncio.to_thread
 
@@ -178,11 +178,54 @@ async def test_one_short_query_is_embedded_inline_with_the_same_vector(
         return await real(func, *args)
 
     monkeypatch.setattr(asyncio, "to_thread", counting)
-    assert await provider.embed_query(["Ada Lovelace"]) == threaded
+    [inline] = await provider.embed_query(["Ada Lovelace"])
+    assert float(np.dot(inline, threaded)) >= local.QUERY_MIN_COSINE
     assert handed == []
     await provider.embed_query(["x" * (local.INLINE_QUERY_CHARS + 1)])
     await provider.embed_query(["Ada", "Lovelace"])
     assert len(handed) == 2
+
+
+def test_the_8bit_weights_decode_to_the_float32_ones_within_half_a_step() -> None:
+    """Catches: a wrong block layout, scale or zero point in what `MatMulNBits` reads."""
+    w = np.random.default_rng(3).normal(0, 0.05, (64, 24)).astype(np.float32)
+    codes, scales = local._int8_blocks(w)
+    per_block = scales.reshape(24, 64 // local.INT8_BLOCK, 1)
+    decoded = (codes.astype(np.float32) - 128) * per_block
+    back = decoded.reshape(24, 64).T
+    assert np.all(
+        np.abs(back - w) <= per_block.reshape(24, -1).repeat(local.INT8_BLOCK, 1).T / 2 + 1e-7
+    )
+
+
+def test_the_8bit_encoder_stays_within_the_query_cosine(
+    provider: LocalEmbeddingProvider, ref_vectors: np.ndarray[Any, Any]
+) -> None:
+    """Catches: an 8-bit graph that runs but computes something else. Checked directly,
+    whether or not this machine's timing let `embed_query` use it."""
+    model = local._load(provider._model_dir, provider.max_seq_length)
+    quick = local._OnnxLayers(model, 1, quantized=True)
+    for text, reference in zip(REF_TEXTS, ref_vectors, strict=True):
+        [encoding] = model.tokenizer.encode_batch([text])
+        if len(encoding.ids) <= local._SPECIALS:
+            # An empty text: embed_query keeps it on float32 (below).
+            np.testing.assert_array_equal(provider.encode([text], query=True)[0], reference)
+            continue
+        ids = np.asarray([encoding.ids], dtype=np.int64)
+        [vector] = model.forward(ids, np.ones(ids.shape, dtype=np.bool_), quick)
+        assert float(vector @ reference) >= local.QUERY_MIN_COSINE
+        assert not np.array_equal(vector, reference)
+
+
+async def test_an_8bit_encoder_that_moves_the_vectors_too_far_is_not_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Catches: the load-time check skipped, so a query could drift from the stored
+    vectors unnoticed. No encoder can meet a cosine above 1: queries stay float32."""
+    monkeypatch.setattr(local, "QUERY_MIN_COSINE", 1.0 + 1e-6)
+    strict = LocalEmbeddingProvider()
+    assert strict.quantized_queries is False
+    assert await strict.embed_query(["Ada Lovelace"]) == await strict.embed(["Ada Lovelace"])
 
 
 def test_one_string_instead_of_a_list_is_rejected(provider: LocalEmbeddingProvider) -> None:
