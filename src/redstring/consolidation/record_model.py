@@ -405,7 +405,8 @@ def _choose_rules(
         if len(union) + len(fresh) > budget:
             continue
         seen.add(signature)
-        union = np.sort(np.concatenate([union, fresh]))
+        # Two sorted runs: a stable sort (timsort) merges them in linear time.
+        union = np.sort(np.concatenate([union, fresh]), kind="stable")
         chosen.append(rule)
         if len(rule.parts) == 1:
             alone.add(rule.parts[0])
