@@ -267,9 +267,7 @@ def _plan(
             label[indices] = c
         left, right = group.pairs[:, 0], group.pairs[:, 1]
         same = label[left] == label[right]
-        inside: dict[int, list[float]] = {}
-        for row in np.flatnonzero(same).tolist():
-            inside.setdefault(int(label[left[row]]), []).append(float(probabilities[row]))
+        inside = _by_cluster(label[left[same]], probabilities[same])
         apart = ~same & grey_band
         if decided:
             apart[list(decided)] = False
@@ -295,6 +293,23 @@ def _plan(
     plan.grey.sort(key=lambda s: (str(s.left_id), str(s.right_id)))
     plan.clusters.sort(key=lambda c: str(c[0]))
     return plan
+
+
+def _by_cluster(
+    labels: npt.NDArray[np.int64], values: npt.NDArray[np.float64]
+) -> dict[int, list[float]]:
+    """`values` grouped by their cluster label, each group in its original order
+    (one sort, not a Python step per pair: people-50k has ~10^5 pairs inside clusters)."""
+    if not len(labels):
+        return {}
+    order = np.argsort(labels, kind="stable")
+    labels, values = labels[order], values[order]
+    starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
+    groups = np.split(values, starts[1:])
+    return {
+        int(labels[start]): group.tolist()
+        for start, group in zip(starts.tolist(), groups, strict=True)
+    }
 
 
 async def _adjudicate(
