@@ -83,6 +83,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-parts": [1000, 5000, 10000],
     "people-us": [10000],
     "listings": [None],
+    "articles": [None],
 }
 QUICK_SIZE = 1000
 SOURCE = "records.csv"
@@ -510,6 +511,34 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             [block_on("name", "city"), block_on("phone")],
             0.6,
             [block_on("phone"), block_on("substr(name,1,4)")],
+        )
+    if kind == "articles":
+        # Short texts: the headline by Jaro-Winkler and by its first words, names as
+        # an array (the docs' configuration for a title and an author list).
+        frame = {
+            "unique_id": ids,
+            "headline": _column(records, "headline"),
+            "names": [
+                sorted({n.strip().lower() for n in row["names"].split(";") if n.strip()})
+                for row in records.rows
+            ],
+            "year": _column(records, "year"),
+            "section": _column(records, "section"),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [block_on("substr(headline,1,8)"), block_on("year", "substr(headline,1,3)")],
+                [
+                    cl.JaroWinklerAtThresholds("headline", [0.95, 0.88, 0.7]),
+                    cl.ArrayIntersectAtSizes("names", [3, 1]),
+                    cl.ExactMatch("year").configure(term_frequency_adjustments=True),
+                    cl.ExactMatch("section"),
+                ],
+            ),
+            [block_on("headline")],
+            0.6,
+            [block_on("substr(headline,1,8)"), block_on("year")],
         )
     # patstat: a name, co-authors and IPC classes.
     frame = {

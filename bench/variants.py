@@ -30,6 +30,14 @@ Sets (columns exactly as a user's CSV would hold them):
 ``listings`` (from patstat_company_names; ``--type Organization --id-column listing_id``)
     ``listing_id``; ``name`` (the filed name, corrupted as below); ``street``;
     ``city``; ``phone``; ``category`` (from the record's first IPC section).
+``articles`` (from Re-DocRED's documents; ``--type Article --id-column article_id
+--name-column headline``): a catalogue of short texts, where the name is a whole
+sentence. Each of a document's first three sentences is one identity (so sentences
+of one document, sharing names and years, are the near-misses), copied 1-4 times:
+    ``article_id``; ``headline`` (the sentence, up to 30 words, corrupted as below);
+    ``names`` (the entities the sentence mentions, joined by "; "); ``year`` (the
+    first year the sentence or its document mentions); ``section`` (the type of the
+    document's first entity: People, Places, Organisations, Other).
 
 Corruption model (record-level unless said otherwise; rates are per record):
 
@@ -42,6 +50,8 @@ Corruption model (record-level unless said otherwise; rates are per record):
   from four national styles per record.
 - organisation names: 25% legal form dropped, 30% common words abbreviated
   (International -> Intl), 15% one character typo, case re-drawn.
+- headlines: 20% one word dropped, 15% one character typo, 10% cut after 12 words,
+  case re-drawn; names: each 15% dropped, order shuffled; year 10% missing.
 - person names, dates, birth places, postcodes carry the source data's own
   errors (typos, nicknames, wrong fields); the generator only re-shapes them.
 """
@@ -50,15 +60,20 @@ from __future__ import annotations
 
 import csv
 import gzip
+import json
 import random
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PEOPLE_FILE = "historical_figures_50k.csv.gz"
 PATSTAT_FILE = "patstat_company_names.csv.gz"
+REDOCRED_FILE = "redocred/redocred_dev.json.gz"
+#: Re-DocRED entity type of a document's first entity -> a catalogue section.
+SECTIONS = {"PER": "People", "LOC": "Places", "ORG": "Organisations"}
 
 STREETS = (
     "Acacia", "Albert", "Ash", "Beech", "Birch", "Bridge", "Castle", "Cedar", "Chapel",
@@ -474,6 +489,55 @@ def listings(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("listings", "Organization", "listing_id", "name", rows, gold)
 
 
+def _detokenise(tokens: list[str]) -> str:
+    text = " ".join(tokens)
+    return re.sub(r" ([,.;:)%])", r"\1", re.sub(r"\( ", "(", text))
+
+
+def headline_noise(words: list[str], r: random.Random) -> str:
+    words = words[:30]
+    if len(words) > 3 and r.random() < 0.20:
+        del words[r.randrange(1, len(words))]
+    if len(words) > 12 and r.random() < 0.10:
+        words = words[:12]
+    text = _detokenise(words)
+    if r.random() < 0.15:
+        text = typo(text, r)
+    return redraw_case(text, r)
+
+
+def articles(documents: list[dict[str, Any]], seed: int) -> RecordSet:
+    rows, gold = [], []
+    for number, document in enumerate(documents):
+        vertices = document["vertexSet"]
+        section = SECTIONS.get(vertices[0][0]["type"], "Other") if vertices else "Other"
+        years = [
+            m["name"] for v in vertices for m in v if re.fullmatch(r"1\d{3}|20\d{2}", m["name"])
+        ]
+        for sentence, words in enumerate(document["sents"][:3]):
+            identity = f"d{number}s{sentence}"
+            named = list(
+                dict.fromkeys(m["name"] for v in vertices for m in v if m["sent_id"] == sentence)
+            )
+            own_years = [y for y in years if y in words]
+            year = (own_years or years or [""])[0]
+            for copy in range(rng(seed, "copies", identity).randint(1, 4)):
+                r = rng(seed, "article", identity, copy)
+                kept = [n for n in named if r.random() >= 0.15]
+                r.shuffle(kept)
+                rows.append(
+                    {
+                        "article_id": f"a{len(rows):05d}",
+                        "headline": headline_noise(list(words), r),
+                        "names": "; ".join(kept),
+                        "year": year if r.random() >= 0.10 else "",
+                        "section": section,
+                    }
+                )
+                gold.append(identity)
+    return RecordSet("articles", "Article", "article_id", "headline", rows, gold)
+
+
 def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     """One named set, full size."""
     if name in {"people-50k", "people-parts", "people-us"}:
@@ -481,6 +545,9 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
         if name == "people-50k":
             return people_50k(source)
         return people_parts(source, seed) if name == "people-parts" else people_us(source, seed)
+    if name == "articles":
+        with gzip.open(data / REDOCRED_FILE, "rt", encoding="utf-8") as handle:
+            return articles(json.load(handle), seed)
     source = read_rows(PATSTAT_FILE, data)
     if name == "patstat":
         return patstat(source)
@@ -489,4 +556,4 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     raise ValueError(f"unknown set {name!r}; known: {', '.join(SETS)}")
 
 
-SETS = ("people-50k", "patstat", "people-parts", "people-us", "listings")
+SETS = ("people-50k", "patstat", "people-parts", "people-us", "listings", "articles")

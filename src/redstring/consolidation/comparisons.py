@@ -56,12 +56,17 @@ LEVELS: dict[FieldKind, tuple[str, ...]] = {
     FieldKind.EMAIL: ("different", "same mailbox name", "exact"),
     FieldKind.ADDRESS: ("different", "token set>=0.70", "token set>=0.90", "exact"),
     FieldKind.CATEGORY: ("different", "exact"),
+    FieldKind.TEXT: (
+        "different", "token set>=0.60", "token set>=0.80", "token set>=0.95", "exact",
+    ),
     FieldKind.LIST: (
         "no value shared", "common values shared", "one rare value shared",
         "two or more rare values shared", "same values",
     ),
 }  # fmt: skip
 
+#: A text field is blocked on each entity's rarest words, this many of them.
+RARE_WORDS = 2
 #: Values of a list field kept per entity for comparing (its rarest ones: a shared
 #: rare co-author says more than a shared common class code).
 LIST_KEPT = 8
@@ -85,7 +90,8 @@ class FieldColumn:
     #: A second, coarser code per kind (sorted tokens, core name, nickname group,
     #: postcode area, mailbox, date as yyyymmdd); -1 when missing.
     alt: npt.NDArray[np.int64]
-    #: List fields only: every (entity, value code) held, as two parallel arrays.
+    #: List fields: every (entity, value code) held; text fields: each entity's
+    #: rarest words. Two parallel arrays, blocked on as "any one shared".
     item_rows: npt.NDArray[np.int64] | None = None
     item_codes: npt.NDArray[np.int64] | None = None
     #: List fields only: each entity's `LIST_KEPT` rarest value codes, -1 padded.
@@ -168,6 +174,8 @@ def _normalise(entity: Entity, spec: FieldSpec) -> tuple[str, str]:
     text = " ".join(tokens)
     if not text:
         return "", ""
+    if kind is FieldKind.TEXT:
+        return text, " ".join(sorted(set(tokens)))
     if kind is FieldKind.PERSON_NAME:
         core = core_tokens(raw, "person") or tokens
         return text, " ".join(sorted(core))
@@ -221,8 +229,30 @@ def build_columns(entities: Sequence[Entity], specs: Sequence[FieldSpec]) -> lis
         text = np.asarray([p[0] for p in pairs], dtype=object)
         codes, frequency = _factorise([p[0] for p in pairs])
         alt, _ = _factorise([p[1] for p in pairs])
-        columns.append(FieldColumn(spec=spec, text=text, codes=codes, frequency=frequency, alt=alt))
+        column = FieldColumn(spec=spec, text=text, codes=codes, frequency=frequency, alt=alt)
+        if spec.kind is FieldKind.TEXT:
+            column.item_rows, column.item_codes = _rare_words(text)
+        columns.append(column)
     return columns
+
+
+def _rare_words(
+    text: npt.NDArray[np.object_],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Each entity's `RARE_WORDS` rarest words (by how many entities hold them), as
+    (entity, word code) rows: two variants of a title rarely lose both."""
+    index: dict[str, int] = {}
+    held = [sorted({index.setdefault(w, len(index)) for w in str(t).split()}) for t in text]
+    counts = np.bincount(
+        np.asarray([c for h in held for c in h], dtype=np.int64), minlength=len(index)
+    )
+    rows: list[int] = []
+    codes: list[int] = []
+    for row, words in enumerate(held):
+        for code in sorted(words, key=lambda c: (counts[c], c))[:RARE_WORDS]:
+            rows.append(row)
+            codes.append(code)
+    return np.asarray(rows, dtype=np.int64), np.asarray(codes, dtype=np.int64)
 
 
 def _cpdist(
@@ -304,6 +334,12 @@ def _fill(
         return
     if kind is FieldKind.EMAIL:
         put(alt_equal, 2)
+        return
+    if kind is FieldKind.TEXT:
+        ts = _cpdist(fuzz.token_set_ratio, lt, rt)
+        put(ts >= 60, 2)
+        put(ts >= 80, 3)
+        put((ts >= 95) | alt_equal, 4)
         return
     if kind is FieldKind.ADDRESS:
         ts = _cpdist(fuzz.token_set_ratio, lt, rt)

@@ -39,6 +39,11 @@ SAMPLE = 3000
 SHAPE_SHARE = 0.8
 #: A property present on fewer entities than this share says too little to use.
 MIN_COVERAGE = 0.05
+#: Words per value (on average) above which a property is free text, too long to
+#: compare; from 8 words up to this it is compared as text (titles, descriptions).
+#: The entity's own name is always compared, however long (a paper's or product's
+#: title).
+TEXT_MAX_WORDS = 40
 
 
 class FieldKind(StrEnum):
@@ -57,6 +62,7 @@ class FieldKind(StrEnum):
     LOCALITY = "locality"
     CATEGORY = "category"
     LIST = "list"
+    TEXT = "text"
     FREE_TEXT = "free_text"
     IGNORE = "ignore"
 
@@ -236,6 +242,8 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
     if span is not None:
         return FieldKind.IGNORE, "small integers that are not a date part"
     if mean_tokens > 8:
+        if mean_tokens <= TEXT_MAX_WORDS or key == NAME_FIELD:
+            return FieldKind.TEXT, f"titles or short texts ({mean_tokens:.0f} words on average)"
         return FieldKind.FREE_TEXT, f"long text ({mean_tokens:.0f} words on average)"
     if digit_share >= 0.5 and mean_tokens >= 2 and alpha_share >= SHAPE_SHARE:
         return FieldKind.ADDRESS, "words with house numbers"

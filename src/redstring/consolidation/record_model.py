@@ -35,7 +35,13 @@ from redstring.consolidation.comparisons import (
     compare,
     phonetic,
 )
-from redstring.consolidation.kinds import NAME_KINDS, FieldKind, FieldReport, detect_fields
+from redstring.consolidation.kinds import (
+    NAME_FIELD,
+    NAME_KINDS,
+    FieldKind,
+    FieldReport,
+    detect_fields,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -68,6 +74,12 @@ TF_PRIOR_RECORDS = 1000.0
 #: Kinds whose equal values name one entity, so a rule on one of them may block
 #: alone even when most records sit in oversized blocks.
 IDENTIFYING_KINDS = frozenset({FieldKind.PHONE, FieldKind.EMAIL, FieldKind.IDENTIFIER})
+#: A title-like name (kind TEXT) below this level ("token set>=0.80") keeps a pair
+#: apart whatever the other fields say. Works of one author in one year share
+#: names, dates and venue -- everything but the title -- and Fellegi-Sunter, which
+#: weighs fields as if independent, scores such siblings as one work; a title that
+#: differs in more than a fifth of its words names another work.
+TITLE_GATE_LEVEL = 3
 #: Smallest probability any level may take (keeps log factors finite).
 FLOOR = 1e-6
 #: EM training sessions: the most selective single-field keys, each on its own field.
@@ -134,7 +146,20 @@ class RecordEvidence:
         if not self.columns:
             return np.zeros(len(left), dtype=np.float64)
         levels = _levels(self.columns, left, right)
-        return _probability(self._log_factor(levels, left, right), self.prior_logit)
+        return self._gate(
+            levels, _probability(self._log_factor(levels, left, right), self.prior_logit)
+        )
+
+    def _gate(
+        self, levels: npt.NDArray[np.int8], probability: npt.NDArray[np.float64]
+    ) -> npt.NDArray[np.float64]:
+        """Probability 0 where the entity's title-like name is not close (see
+        `TITLE_GATE_LEVEL`)."""
+        for f, column in enumerate(self.columns):
+            if column.spec.kind is FieldKind.TEXT and column.spec.name == NAME_FIELD:
+                far = (levels[:, f] > 0) & (levels[:, f] < TITLE_GATE_LEVEL)
+                probability = np.where(far, 0.0, probability)
+        return probability
 
     def _log_factor(
         self,
@@ -303,6 +328,8 @@ def _candidate_rules(columns: Sequence[FieldColumn]) -> list[BlockingRule]:
             # Any one shared value; alone only (a pair of values is rarely shared).
             lists.append(BlockingRule(((f, "item"),), f"any({name})"))
             continue
+        if kind is FieldKind.TEXT:
+            lists.append(BlockingRule(((f, "item"),), f"rare words({name})"))
         singles.append(((f, "exact"), f"{name}"))
         if kind in NAME_KINDS:
             singles.append(((f, "alt"), f"{name}~core"))
@@ -701,8 +728,9 @@ def train(
         log_random_u=log_random_u,
         reused=reused,
     )
-    evidence.probabilities = _probability(
-        evidence._log_factor(levels, pairs[:, 0], pairs[:, 1]), evidence.prior_logit
+    evidence.probabilities = evidence._gate(
+        levels,
+        _probability(evidence._log_factor(levels, pairs[:, 0], pairs[:, 1]), evidence.prior_logit),
     )
     return evidence
 

@@ -153,6 +153,29 @@ def test_listings_derive_category_from_ipc_and_keep_gold_apart() -> None:
     assert "cluster" not in patstat.rows[0]
 
 
+def test_articles_make_each_sentence_an_identity_with_its_own_names() -> None:
+    """Catches: sentences of one document given one identity, or names of the
+    whole document listed on every sentence (siblings would be too alike)."""
+    document = {
+        "sents": [["Ada", "Lovelace", "wrote", "notes", "in", "1843", "."], ["She", "died", "."]],
+        "vertexSet": [
+            [{"name": "Ada Lovelace", "type": "PER", "sent_id": 0}],
+            [{"name": "1843", "type": "TIME", "sent_id": 0}],
+        ],
+    }
+    articles = v.articles([document], seed=3)
+    assert set(articles.gold) == {"d0s0", "d0s1"}
+    assert list(articles.rows[0]) == ["article_id", "headline", "names", "year", "section"]
+    for row, identity in zip(articles.rows, articles.gold, strict=True):
+        assert row["section"] == "People"
+        assert row["year"] in {"1843", ""}
+        if identity == "d0s1":
+            assert row["names"] == ""
+            assert row["headline"].lower().startswith("she ")
+        else:
+            assert set(row["names"].split("; ")) <= {"Ada Lovelace", "1843", ""}
+
+
 def test_sampling_takes_whole_clusters_deterministically() -> None:
     """Catches: a sample that splits an identity (its recall would be capped)."""
     full = v.RecordSet(
