@@ -19,7 +19,6 @@ into `EntitiesMerged` events.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from redstring.consolidation.adjudication import GreyPair
+from redstring.consolidation.bridging import bridges
 from redstring.consolidation.clustering import agreeing_clusters
 from redstring.consolidation.field_resolution import (
     PropertyConflict,
@@ -58,6 +58,11 @@ MERGE_THRESHOLD = 0.5
 DISTINCT_THRESHOLD = 0.05
 #: Pairs from here up to `MERGE_THRESHOLD` are the grey band an adjudicator sees.
 GREY_LOWER = 0.1
+#: Why a record cluster and a text cluster were joined (`bridging`).
+BRIDGE_REASON = (
+    "a record and a text mention of one type share a core name of two or more words, "
+    "and neither has another such partner"
+)
 #: The group label of text mentions in reports (records are labelled by type).
 TEXT_GROUP = "text mentions"
 
@@ -213,11 +218,13 @@ def _decision(members: Sequence[Entity], values: Sequence[float], reason: str) -
         canonical_id=canonical.id,
         merged_ids=tuple(sorted((e.id for e in members if e.id != canonical.id), key=str)),
         reason=reason,
-        scores={
-            "scored_pairs": float(len(values)),
-            "mean_probability": float(np.mean(values)) if values else math.nan,
-            "min_probability": float(np.min(values)) if values else math.nan,
-        },
+        # A bridged record and mention were never scored as a pair: no mean to give.
+        scores={"scored_pairs": float(len(values))}
+        | (
+            {"mean_probability": float(np.mean(values)), "min_probability": float(np.min(values))}
+            if values
+            else {}
+        ),
         merged_entity=resolved.entity,
         conflicts=resolved.conflicts,
     )
@@ -232,6 +239,9 @@ def _plan(
     bands: Counter[str] = Counter()
     adjudicated = {"same": 0, "different": 0}
     all_pairs: list[npt.NDArray[np.int64]] = []
+    # Every cluster's members and in-cluster scores, records and text apart, for
+    # the bridge between them.
+    formed: dict[bool, list[tuple[list[Entity], list[float], str]]] = {True: [], False: []}
     for g, group in enumerate(groups):
         members = group.members
         if group.report is not None:
@@ -276,15 +286,25 @@ def _plan(
             p = float(probabilities[row])
             plan.grey.append(PairScore(members[i].id, members[j].id, p, Band.GREY))
         for c, indices in enumerate(clusters):
-            plan.clusters.append(sorted((members[m].id for m in indices), key=str))
-            if len(indices) < 2:
-                continue
-            chosen = [members[m] for m in indices]
-            if restrict_to is not None and not restrict_to.intersection(e.id for e in chosen):
-                continue
-            plan.merges.append(_decision(chosen, inside.get(c, []), group.reason))
+            formed[group.report is not None].append(
+                ([members[m] for m in indices], inside.get(c, []), group.reason)
+            )
         all_pairs.append(group.pairs + len(plan.entity_ids))
         plan.entity_ids.extend(e.id for e in members)
+    joined = bridges([c[0] for c in formed[True]], [c[0] for c in formed[False]])
+    bridged = {r for r, _ in joined}, {t for _, t in joined}
+    final = [c for k, c in enumerate(formed[True]) if k not in bridged[0]]
+    final += [c for k, c in enumerate(formed[False]) if k not in bridged[1]]
+    for r, t in joined:
+        (records, r_scores, _), (text, t_scores, _) = formed[True][r], formed[False][t]
+        final.append((records + text, r_scores + t_scores, BRIDGE_REASON))
+    for chosen, scores, reason in final:
+        plan.clusters.append(sorted((e.id for e in chosen), key=str))
+        if len(chosen) < 2:
+            continue
+        if restrict_to is not None and not restrict_to.intersection(e.id for e in chosen):
+            continue
+        plan.merges.append(_decision(chosen, scores, reason))
     plan.band_counts = {b.value: bands.get(b.value, 0) for b in Band}
     plan.adjudicated = adjudicated
     if all_pairs:

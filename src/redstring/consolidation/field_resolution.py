@@ -36,13 +36,20 @@ def canonical_order_key(entity: Entity) -> tuple[int, float, str]:
 
 
 def choose_canonical(members: Sequence[Entity]) -> Entity:
+    """The member whose name most provenance supports, chosen among the records
+    when there are any (the user's own rows): "Charles Babbage" from a CSV names the
+    entity, supported by the documents that spell it so, not the "Babbage" they
+    repeat."""
     if not members:
         raise InvalidInputError("a cluster has at least one member")
     support: dict[str, int] = {}
     for member in members:
         name = member.normalized_name
         support[name] = support.get(name, 0) + max(1, len(member.provenance))
-    return min(members, key=lambda m: (-support[m.normalized_name], *canonical_order_key(m)))
+    records = [m for m in members if any(p.method == "record" for p in m.provenance)]
+    return min(
+        records or members, key=lambda m: (-support[m.normalized_name], *canonical_order_key(m))
+    )
 
 
 @dataclass(frozen=True)
