@@ -81,6 +81,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-50k": [None],
     "patstat": [None],
     "people-parts": [1000, 5000, 10000],
+    "people-homes": [5000],
     "people-us": [10000],
     "listings": [None],
     "articles": [None],
@@ -392,7 +393,7 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             0.6,
             [block_on("first_name", "surname"), block_on("dob")],
         )
-    if kind == "people-parts":
+    if kind in ("people-parts", "people-homes"):
         # Person with id number and address: the docs' febrl configuration.
         rows = records.rows
         frame = {

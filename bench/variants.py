@@ -23,6 +23,11 @@ Sets (columns exactly as a user's CSV would hold them):
     code per identity); ``address_line`` (house number and street per identity);
     ``town`` (the record's birth place); ``pcode`` (its postcode); ``sex`` (M/F);
     ``job``.
+``people-homes`` (same source and schema as ``people-parts``): households. Of every
+    three identities (in the order a sample draws them), the second lives with the first:
+    it takes the first's family name, address, postcode and town (a spouse or a child:
+    other given name, birth date, id number and job). Related entities that share
+    everything a household shares are the test.
 ``people-us`` (same source; ``--id-column person_key --name-column name``)
     ``person_key``; ``name`` as "Family, Given Middle"; ``birth_date`` as
     MM/DD/YYYY; ``ssn`` (a US-social-security-like number per identity);
@@ -426,6 +431,32 @@ def people_parts(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("people-parts", "Person", "rec_id", "display_name", rows, gold)
 
 
+def people_homes(source: list[dict[str, str]], seed: int) -> RecordSet:
+    parts = people_parts(source, seed)
+    # Households are formed in the order `sample_clusters` draws identities, so a
+    # sample keeps them whole: of every three identities drawn, the second moves in
+    # with the first.
+    identities = sorted(set(parts.gold))
+    random.Random(f"{seed}:sample:people-homes").shuffle(identities)
+    head_of = {identities[k + 1]: identities[k] for k in range(0, len(identities) - 1, 3)}
+    first_row: dict[str, dict[str, str]] = {}
+    for row, identity in zip(parts.rows, parts.gold, strict=True):
+        first_row.setdefault(identity, row)
+    rows = []
+    for number, (row, identity) in enumerate(zip(parts.rows, parts.gold, strict=True)):
+        row = dict(row)
+        head = head_of.get(identity)
+        if head is not None:
+            r = rng(seed, "home", number)
+            row["family_name"] = first_row[head]["family_name"]
+            row["address_line"] = address_noise(seed, head, r)
+            row["pcode"] = first_row[head]["pcode"]
+            row["town"] = first_row[head]["town"]
+            row["display_name"] = f"{row['given_name']} {row['family_name']}".strip()
+        rows.append(row)
+    return RecordSet("people-homes", "Person", "rec_id", "display_name", rows, parts.gold)
+
+
 def people_us(source: list[dict[str, str]], seed: int) -> RecordSet:
     rows, gold = [], []
     for number, row in enumerate(source):
@@ -540,10 +571,12 @@ def articles(documents: list[dict[str, Any]], seed: int) -> RecordSet:
 
 def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     """One named set, full size."""
-    if name in {"people-50k", "people-parts", "people-us"}:
+    if name in {"people-50k", "people-parts", "people-us", "people-homes"}:
         source = read_rows(PEOPLE_FILE, data)
         if name == "people-50k":
             return people_50k(source)
+        if name == "people-homes":
+            return people_homes(source, seed)
         return people_parts(source, seed) if name == "people-parts" else people_us(source, seed)
     if name == "articles":
         with gzip.open(data / REDOCRED_FILE, "rt", encoding="utf-8") as handle:
@@ -556,4 +589,12 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     raise ValueError(f"unknown set {name!r}; known: {', '.join(SETS)}")
 
 
-SETS = ("people-50k", "patstat", "people-parts", "people-us", "listings", "articles")
+SETS = (
+    "people-50k",
+    "patstat",
+    "people-parts",
+    "people-homes",
+    "people-us",
+    "listings",
+    "articles",
+)

@@ -153,6 +153,27 @@ def test_listings_derive_category_from_ipc_and_keep_gold_apart() -> None:
     assert "cluster" not in patstat.rows[0]
 
 
+def test_households_share_what_a_home_shares_and_nothing_else() -> None:
+    """Catches a household variant that copies identity facts (id number, given
+    name) to the member, or forms households a sample would split."""
+    homes = v.people_homes(people_source(), seed=3)
+    parts = v.people_parts(people_source(), seed=3)
+    order = sorted(set(homes.gold))
+    v.random.Random("3:sample:people-homes").shuffle(order)
+    head, member = order[0], order[1]
+
+    def facts(records: v.RecordSet, identity: str) -> list[dict[str, str]]:
+        return [r for r, g in zip(records.rows, records.gold, strict=True) if g == identity]
+
+    head_row = facts(parts, head)[0]
+    for row, before in zip(facts(homes, member), facts(parts, member), strict=True):
+        assert row["family_name"] == head_row["family_name"]
+        assert (row["pcode"], row["town"]) == (head_row["pcode"], head_row["town"])
+        assert (row["given_name"], row["natid"]) == (before["given_name"], before["natid"])
+    assert facts(homes, order[2]) == facts(parts, order[2])
+    assert homes.sample_clusters(8, seed=3).gold.count(member) == 4
+
+
 def test_articles_make_each_sentence_an_identity_with_its_own_names() -> None:
     """Catches: sentences of one document given one identity, or names of the
     whole document listed on every sentence (siblings would be too alike)."""
