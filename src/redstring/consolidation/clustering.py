@@ -26,10 +26,10 @@ if TYPE_CHECKING:
 MAX_CROSS_PAIRS = 250_000
 #: Cross pairs handed to the scorer in one call (bounds the memory of a wave).
 SCORE_BATCH = 1_000_000
-#: A wave scores about this many of each join's unknown cross pairs first, and the
-#: rest only for the joins that sample did not refuse: most joins tried are refused,
-#: mostly by a contradiction a few pairs already show (on people-50k it cuts the
-#: pairs scored on demand ~10x). The verdicts are the same either way.
+#: A wave checks about this many of each join's cross pairs first (scoring those
+#: not known yet), and builds the whole cross product only for the joins that
+#: sample did not refuse: most joins tried are refused by a contradiction a few
+#: pairs already show. The verdicts are the same either way.
 SAMPLE_PER_JOIN = 8
 
 
@@ -118,13 +118,25 @@ def agreeing_clusters(
             a, b = b, a
         return not cannot.get(b, set()).isdisjoint(members[a])
 
+    # Joins refused after scoring, with both clusters' sizes then: clusters only grow,
+    # so (smallest member, size) names one state of a cluster, and another edge
+    # between the same two unchanged clusters gets the same verdict unscored.
+    refused: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def state(a: int, b: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        a, b = min(a, b), max(a, b)
+        return (a, b), (len(members[a]), len(members[b]))
+
+    def worth_checking(a: int, b: int) -> bool:
+        if len(members[a]) * len(members[b]) > MAX_CROSS_PAIRS or contradicts(a, b):
+            return False
+        key, sizes = state(a, b)
+        return refused.get(key) != sizes
+
     wave_edges = sorted(ready(list(pending)))
     while wave_edges:
         wave = [(root[ends[k][0]], root[ends[k][1]]) for k in wave_edges]
-        sizes_ok = [
-            len(members[a]) * len(members[b]) <= MAX_CROSS_PAIRS and not contradicts(a, b)
-            for a, b in wave
-        ]
+        sizes_ok = [worth_checking(a, b) for a, b in wave]
         checked = [w for w, ok in zip(wave, sizes_ok, strict=True) if ok]
         holds, low_left, low_right = _wave_verdicts(
             checked, members, scorer, known, merge_threshold, distinct_threshold
@@ -136,6 +148,9 @@ def agreeing_clusters(
             for cluster in (a, b):
                 heapq.heappop(pending[cluster])
             if not (ok and next(verdicts)):
+                if ok:
+                    key, sizes = state(a, b)
+                    refused[key] = sizes
                 touched.extend((a, b))
                 continue
             keep, gone = (a, b) if a < b else (b, a)
@@ -257,42 +272,81 @@ def _wave_verdicts(
     distinct_threshold: float,
 ) -> tuple[list[bool], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Whether each join of the wave holds, and the pairs newly scored below the
-    distinct threshold (left, right). Known scores decide first: a known
-    contradiction, or a mean that cannot reach the threshold even if every unknown
-    pair scored 1, refuses without scoring; the rest are scored in batched calls."""
+    distinct threshold (left, right).
+
+    First a spread sample of each join's cross pairs (`SAMPLE_PER_JOIN`, known or
+    scored now): one below the distinct threshold, or a mean that cannot reach the
+    merge threshold even if every other pair scored 1, refuses the join; a join whose
+    sample is its whole cross product is decided there. Only the joins still open
+    build their whole cross product (`_full_verdicts`). Most joins tried are refused
+    by the sample, so most cross products are never built or looked up."""
     if not wave:
         empty = np.zeros(0, dtype=np.int64)
         return [], empty, empty
-    lefts: list[npt.NDArray[np.int64]] = []
-    rights: list[npt.NDArray[np.int64]] = []
-    for a, b in wave:
-        left = np.asarray(members[a], dtype=np.int64)
-        right = np.asarray(members[b], dtype=np.int64)
-        lefts.append(np.repeat(left, len(right)))
-        rights.append(np.tile(right, len(left)))
+    left_members = [np.asarray(members[a], dtype=np.int64) for a, _ in wave]
+    right_members = [np.asarray(members[b], dtype=np.int64) for _, b in wave]
+    rows = np.asarray([len(x) for x in left_members], dtype=np.int64)
+    cols = np.asarray([len(x) for x in right_members], dtype=np.int64)
+    total = rows * cols
+    stride = np.maximum(1, total // SAMPLE_PER_JOIN)
+    count = -(-total // stride)
+    join = np.repeat(np.arange(len(wave)), count)
+    # The k-th sampled pair of a join is cross pair k * stride in row-major order
+    # (left member, then right member): the order `_full_verdicts` builds them in.
+    at = (np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)) * stride[join]
+    all_left, all_right = np.concatenate(left_members), np.concatenate(right_members)
+    left = all_left[(np.cumsum(rows) - rows)[join] + at // cols[join]]
+    right = all_right[(np.cumsum(cols) - cols)[join] + at % cols[join]]
+    scores, hit = known.lookup(left, right)
+    missing = np.flatnonzero(~hit)
+    _score(missing, left, right, scores, scorer, known)
+    low = missing[scores[missing] < distinct_threshold]
+    vetoed = np.bincount(join[scores < distinct_threshold], minlength=len(wave)) > 0
+    best = np.bincount(join, weights=scores, minlength=len(wave)) + (total - count)
+    holds = ~vetoed & (best >= merge_threshold * total)
+    lows_left, lows_right = [left[low]], [right[low]]
+    rest = np.flatnonzero(holds & (count < total))
+    if len(rest):
+        verdicts, rest_left, rest_right = _full_verdicts(
+            [wave[k] for k in rest.tolist()],
+            [left_members[k] for k in rest.tolist()],
+            [right_members[k] for k in rest.tolist()],
+            scorer,
+            known,
+            merge_threshold,
+            distinct_threshold,
+        )
+        holds[rest] = verdicts
+        lows_left.append(rest_left)
+        lows_right.append(rest_right)
+    return [bool(x) for x in holds], np.concatenate(lows_left), np.concatenate(lows_right)
+
+
+def _full_verdicts(
+    wave: list[tuple[int, int]],
+    left_members: list[npt.NDArray[np.int64]],
+    right_members: list[npt.NDArray[np.int64]],
+    scorer: PairScorer,
+    known: _KnownScores,
+    merge_threshold: float,
+    distinct_threshold: float,
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """`_wave_verdicts` over every cross pair of each join: known scores first, the
+    unknown pairs of joins they do not refuse scored in batched calls."""
+    lefts = [np.repeat(a, len(b)) for a, b in zip(left_members, right_members, strict=True)]
+    rights = [np.tile(b, len(a)) for a, b in zip(left_members, right_members, strict=True)]
     all_left, all_right = np.concatenate(lefts), np.concatenate(rights)
-    bounds = np.cumsum([0] + [len(x) for x in lefts])
+    sizes = np.asarray([len(x) for x in lefts], dtype=np.int64)
+    join = np.repeat(np.arange(len(wave)), sizes)
     scores, hit = known.lookup(all_left, all_right)
-    join = np.repeat(np.arange(len(wave)), np.diff(bounds))
-    sizes = np.diff(bounds)
     open_ = _undecided(join, scores, hit, sizes, merge_threshold, distinct_threshold)
     missing = np.flatnonzero(~hit & open_[join])
-    # A spread sample of each join's unknown pairs first (`SAMPLE_PER_JOIN`).
-    owner = join[missing]
-    rank = np.arange(len(missing)) - np.searchsorted(owner, owner)
-    unknown = np.bincount(owner, minlength=len(wave))
-    sample = missing[rank % np.maximum(1, unknown // SAMPLE_PER_JOIN)[owner] == 0]
-    _score(sample, all_left, all_right, scores, scorer, known)
-    hit[sample] = True
-    open_ &= _undecided(join, scores, hit, sizes, merge_threshold, distinct_threshold)
-    rest = np.flatnonzero(~hit & open_[join])
-    _score(rest, all_left, all_right, scores, scorer, known)
-    hit[rest] = True
-    missing = np.concatenate([sample, rest])
+    _score(missing, all_left, all_right, scores, scorer, known)
+    hit[missing] = True
     # Every pair of an open join is known now, so "not refused" is its verdict.
     holds = open_ & _undecided(join, scores, hit, sizes, merge_threshold, distinct_threshold)
     contradicting = missing[scores[missing] < distinct_threshold]
-    return [bool(x) for x in holds], all_left[contradicting], all_right[contradicting]
+    return holds, all_left[contradicting], all_right[contradicting]
 
 
 def _score(

@@ -49,6 +49,19 @@ def test_a_weak_mean_keeps_groups_apart() -> None:
     assert _run(m, [(0, 1), (2, 3), (1, 2)]) == [[0, 1], [2, 3]]
 
 
+def test_a_refused_join_is_tried_again_once_a_cluster_grew() -> None:
+    """{0,1} and {2,3} first refuse to join (mean 0.375); 4 then joins {0,1}, and the
+    next edge between the two groups holds (mean 0.54). Catches a memo of refused
+    joins that outlives the clusters it was made for."""
+    m = np.full((5, 5), 0.2)
+    m[0, 1] = m[2, 3] = 0.99
+    m[1, 2], m[1, 4], m[4, 2], m[0, 4], m[4, 3] = 0.9, 0.8, 0.75, 0.9, 0.99
+    m = np.maximum(m, m.T)
+    pairs = [(0, 1), (2, 3), (1, 2), (1, 4), (4, 2)]
+    assert _sequential(m, pairs) == [[0, 1, 2, 3, 4]]
+    assert _run(m, pairs) == [[0, 1, 2, 3, 4]]
+
+
 def _sequential(matrix: np.ndarray, pairs: list[tuple[int, int]]) -> list[list[int]]:
     """The specification, one join at a time in best-pair-first order."""
     cluster = {i: {i} for i in range(len(matrix))}
