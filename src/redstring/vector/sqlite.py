@@ -697,7 +697,10 @@ def _matrix_hits(
     if zero_query:
         scores = np.full(len(matrix.ids), 0.5)
     else:
-        cosine = matrix.unit @ np.frombuffer(query, dtype="<f4")
+        # einsum, not `@`: BLAS threads a matrix-vector product this size, and on busy
+        # cores each call then waits for a descheduled thread (10k x 384 measured a
+        # ~21 ms median against einsum's ~1.5 ms with two other jobs running).
+        cosine = np.einsum("ij,j->i", matrix.unit, np.frombuffer(query, dtype="<f4"))
         scores = np.clip((1.0 + cosine.astype(np.float64)) / 2.0, 0.0, 1.0)
         scores[matrix.zero] = 0.5
     passing = scores >= floor
