@@ -95,6 +95,7 @@ class Consolidator:
             neighbours=await self._neighbours(tenant_id),
             adjudicator=self._adjudicator,
             field_overrides=field_overrides,
+            separate=await self.undone(tenant_id),
         )
         return await self._apply(tenant_id, entities, plan, progress)
 
@@ -112,8 +113,23 @@ class Consolidator:
             neighbours=await self._neighbours(tenant_id),
             adjudicator=self._adjudicator,
             models=await self.logged_models(tenant_id, types),
+            separate=await self.undone(tenant_id),
         )
         return await self._apply(tenant_id, entities, plan, None)
+
+    async def undone(self, tenant_id: TenantId) -> list[set[EntityId]]:
+        """The entities of each undone merge: a user said they are not one, so no
+        later run joins any two of them again."""
+        log = self._workspace.log
+        out: list[set[EntityId]] = []
+        for recorded in await log.read_type(MergeUndone.event_type, tenant_id):
+            undo = decode(recorded)
+            assert isinstance(undo, MergeUndone)
+            stream = await log.read_stream(merge_stream(undo.merge_id), tenant_id)
+            merged = decode(stream[0]) if stream else None
+            if isinstance(merged, EntitiesMerged):
+                out.append({merged.canonical_id, *merged.merged_ids})
+        return out
 
     async def logged_models(
         self, tenant_id: TenantId, entity_types: Sequence[str]

@@ -39,7 +39,7 @@ from redstring.consolidation.record_model import TrainedModel, train
 from redstring.domain.exceptions import InvalidInputError, MalformedOutputError, TenantMismatchError
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Collection, Mapping, Sequence
 
     import numpy.typing as npt
 
@@ -230,10 +230,26 @@ def _decision(members: Sequence[Entity], values: Sequence[float], reason: str) -
     )
 
 
+def _kept_apart(
+    members: Sequence[Entity], apart: Sequence[Collection[EntityId]]
+) -> dict[tuple[int, int], float]:
+    """Index pairs of `members` a user separated (an undone merge): probability 0
+    in every clustering check, so no cluster joins them again."""
+    index = {e.id: i for i, e in enumerate(members)}
+    out: dict[tuple[int, int], float] = {}
+    for ids in apart:
+        present = sorted(index[i] for i in ids if i in index)
+        for a, i in enumerate(present):
+            for j in present[a + 1 :]:
+                out[(i, j)] = 0.0
+    return out
+
+
 def _plan(
     groups: Sequence[_Group],
     verdicts: Mapping[tuple[int, int], bool] | None,
     restrict_to: set[EntityId] | None = None,
+    separate: Sequence[Collection[EntityId]] = (),
 ) -> ResolutionPlan:
     plan = ResolutionPlan()
     bands: Counter[str] = Counter()
@@ -259,6 +275,17 @@ def _plan(
         for row, same in decided.items():
             probabilities[row] = 1.0 if same else 0.0
             adjudicated["same" if same else "different"] += 1
+        fixed = {
+            (min(i, j), max(i, j)): float(probabilities[row])
+            for row in decided
+            for i, j in [group.pairs[row].tolist()]
+        }
+        separated = _kept_apart(members, separate)
+        if separated:
+            fixed.update(separated)
+            for row, (i, j) in enumerate(group.pairs.tolist()):
+                if (min(i, j), max(i, j)) in separated:
+                    probabilities[row] = 0.0
         clusters = agreeing_clusters(
             len(members),
             group.pairs,
@@ -266,11 +293,7 @@ def _plan(
             group.scorer,
             merge_threshold=MERGE_THRESHOLD,
             distinct_threshold=DISTINCT_THRESHOLD,
-            overrides={
-                (min(i, j), max(i, j)): float(probabilities[row])
-                for row in decided
-                for i, j in [group.pairs[row].tolist()]
-            },
+            overrides=fixed,
         )
         label = np.zeros(len(members), dtype=np.int64)
         for c, indices in enumerate(clusters):
@@ -291,7 +314,11 @@ def _plan(
             )
         all_pairs.append(group.pairs + len(plan.entity_ids))
         plan.entity_ids.extend(e.id for e in members)
-    joined = bridges([c[0] for c in formed[True]], [c[0] for c in formed[False]])
+    joined = [
+        (r, t)
+        for r, t in bridges([c[0] for c in formed[True]], [c[0] for c in formed[False]])
+        if not _kept_apart(formed[True][r][0] + formed[False][t][0], separate)
+    ]
     bridged = {r for r, _ in joined}, {t for _, t in joined}
     final = [c for k, c in enumerate(formed[True]) if k not in bridged[0]]
     final += [c for k, c in enumerate(formed[False]) if k not in bridged[1]]
@@ -360,10 +387,11 @@ def resolve_sync(
     neighbours: Mapping[EntityId, set[EntityId]] | None = None,
     field_overrides: Mapping[str, str] | None = None,
     models: Mapping[str, TrainedModel] | None = None,
+    separate: Sequence[Collection[EntityId]] = (),
 ) -> ResolutionPlan:
     """Resolve without an adjudicator: grey pairs stay apart and are reported."""
     _check(entities)
-    return _plan(_groups(entities, neighbours, field_overrides, models), None)
+    return _plan(_groups(entities, neighbours, field_overrides, models), None, separate=separate)
 
 
 async def resolve(
@@ -373,13 +401,15 @@ async def resolve(
     adjudicator: Adjudicator | None = None,
     field_overrides: Mapping[str, str] | None = None,
     models: Mapping[str, TrainedModel] | None = None,
+    separate: Sequence[Collection[EntityId]] = (),
 ) -> ResolutionPlan:
     """Resolve a batch of entities; grey pairs go to `adjudicator` when one is given.
-    `models` (per entity type) are used instead of training where they still fit."""
+    `models` (per entity type) are used instead of training where they still fit;
+    no two ids of one `separate` set end in one cluster (a user undid their merge)."""
     _check(entities)
     groups = _groups(entities, neighbours, field_overrides, models)
     verdicts = await _adjudicate(groups, adjudicator) if adjudicator is not None else None
-    return _plan(groups, verdicts)
+    return _plan(groups, verdicts, separate=separate)
 
 
 async def resolve_incremental(
@@ -391,6 +421,7 @@ async def resolve_incremental(
     adjudicator: Adjudicator | None = None,
     field_overrides: Mapping[str, str] | None = None,
     models: Mapping[str, TrainedModel] | None = None,
+    separate: Sequence[Collection[EntityId]] = (),
 ) -> ResolutionPlan:
     """Resolve `new_entities` against the live entities of their types.
 
@@ -409,7 +440,7 @@ async def resolve_incremental(
     live.update({e.id: e for e in new_entities})
     groups = _groups(list(live.values()), neighbours, field_overrides, models)
     verdicts = await _adjudicate(groups, adjudicator) if adjudicator is not None else None
-    return _plan(groups, verdicts, restrict_to={e.id for e in new_entities})
+    return _plan(groups, verdicts, restrict_to={e.id for e in new_entities}, separate=separate)
 
 
 def _check(entities: Sequence[Entity]) -> None:

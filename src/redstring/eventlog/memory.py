@@ -83,6 +83,13 @@ class InMemoryEventLog:
             return []
         return [self._events[i].model_copy(deep=True) for i in indexes]
 
+    async def read_type(self, event_type: str, tenant_id: TenantId) -> list[RecordedEvent]:
+        return [
+            e.model_copy(deep=True)
+            for e in self._events
+            if e.event_type == event_type and e.tenant_id == tenant_id
+        ]
+
     async def read_all(self, *, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
         check_read_all(after, limit)
         # Positions are dense from 1 here, so `after` is also the index of the next event.

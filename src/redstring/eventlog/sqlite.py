@@ -144,6 +144,14 @@ class SqliteEventLog:
         ).fetchall()
         return [_recorded(row) for row in rows]
 
+    async def read_type(self, event_type: str, tenant_id: TenantId) -> list[RecordedEvent]:
+        rows = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM event_log WHERE event_type = ? AND tenant_id = ? "
+            "ORDER BY position",
+            (event_type, str(tenant_id)),
+        ).fetchall()
+        return [_recorded(row) for row in rows]
+
     async def read_all(self, *, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
         check_read_all(after, limit)
         rows = self._conn.execute(

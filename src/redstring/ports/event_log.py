@@ -18,6 +18,9 @@ class EventLog(Protocol):
       current version (0 for a new stream); a stale one raises `ConcurrencyError`
       and writes nothing. Returns the stream's new version.
     - `read_all(after=p)` returns events with `position > p` in position order.
+    - `read_type(event_type, tenant)` returns that tenant's events of one type in
+      position order (a few decisions among many ingested events, read without
+      decoding the rest).
     - A stream belongs to one tenant; appending to it under another tenant raises
       `TenantMismatchError`.
     """
@@ -38,5 +41,7 @@ class EventLog(Protocol):
     async def read_all(
         self, *, after: int = 0, limit: int | None = None
     ) -> list[RecordedEvent]: ...
+
+    async def read_type(self, event_type: str, tenant_id: TenantId) -> list[RecordedEvent]: ...
 
     async def last_position(self) -> int: ...

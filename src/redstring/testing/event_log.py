@@ -175,6 +175,17 @@ class EventLogCompliance(TwoTenants):
         assert await log.read_stream("s", other) == []
         assert await log.stream_version("s", other) == 0
 
+    async def test_read_type_returns_one_tenants_events_of_one_type_in_order(
+        self, log: EventLog, tenant: TenantId, other: TenantId
+    ) -> None:
+        """Catches a by-type read that crosses tenants, mixes types or loses order."""
+        await log.append("a", [event(1, "Kept"), event(2)], tenant_id=tenant, expected_version=0)
+        await log.append("b", [event(3, "Kept")], tenant_id=other, expected_version=0)
+        await log.append("c", [event(4, "Kept")], tenant_id=tenant, expected_version=0)
+        assert [e.payload["n"] for e in await log.read_type("Kept", tenant)] == [1, 4]
+        assert [e.payload["n"] for e in await log.read_type("Kept", other)] == [3]
+        assert await log.read_type("Absent", tenant) == []
+
     # -- copies -------------------------------------------------------------------------
 
     async def test_mutating_a_read_or_the_appended_event_never_changes_the_log(

@@ -110,6 +110,23 @@ async def test_undo_restores_the_graph_exactly_and_only_once() -> None:
         await consolidator.undo(uuid4(), tenant)
 
 
+async def test_an_undone_merge_is_not_made_again() -> None:
+    """Catches a consolidate that re-merges what a user undid: the undo is the
+    user's "not the same", and it holds for every later run (full or incremental)."""
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    await fill(workspace, tenant, PEOPLE)
+    consolidator = Consolidator(workspace)
+    [merge_id] = (await consolidator.consolidate(tenant)).merge_ids
+    await consolidator.undo(merge_id, tenant)
+    [separated] = await consolidator.undone(tenant)
+    assert len(separated) >= 2
+    again = await consolidator.consolidate(tenant)
+    assert again.merges == 0
+    again_new = await consolidator.consolidate_new(tenant, sorted(separated, key=str))
+    assert again_new.merges == 0
+    assert await consolidator.undone(TenantId(uuid4())) == []
+
+
 async def test_no_merge_crosses_tenants() -> None:
     workspace = Workspace.memory(dimension=384)
     mine, theirs = TenantId(uuid4()), TenantId(uuid4())

@@ -72,3 +72,10 @@ def test_a_record_and_its_mentions_become_one_entity_named_as_the_record() -> No
     assert "mean_probability" not in decision.scores or decision.scores["mean_probability"] >= 0
     assert [entities[3].id] in plan.clusters
     assert [entities[1].id] in plan.clusters
+
+
+def test_a_separated_record_and_mention_are_not_bridged() -> None:
+    """Catches a bridge that rejoins what a user undid."""
+    entities = [_record(1, "Ada Lovelace"), _mention(2, "Ada Lovelace")]
+    assert [d.reason for d in resolve_sync(entities).merges] == [BRIDGE_REASON]
+    assert resolve_sync(entities, separate=[{entities[0].id, entities[1].id}]).merges == []
