@@ -196,7 +196,9 @@ def _list_column(entities: Sequence[Entity], spec: FieldSpec) -> FieldColumn:
     per_entity: list[list[int]] = []
     for cell in raw:
         values = {" ".join(raw_tokens(v)) for v in cell.split(separator)} if cell else set()
-        per_entity.append(sorted(index.setdefault(v, len(index)) for v in values if v))
+        # Codes in sorted order of the values, not a set's hash order: codes break
+        # ties in `kept`, and a run must not depend on PYTHONHASHSEED.
+        per_entity.append(sorted(index.setdefault(v, len(index)) for v in sorted(values) if v))
     rows = np.asarray([r for r, held in enumerate(per_entity) for _ in held], dtype=np.int64)
     codes = np.asarray([c for held in per_entity for c in held], dtype=np.int64)
     held_by = np.bincount(codes, minlength=len(index)) if len(codes) else np.zeros(0, np.int64)
@@ -242,7 +244,9 @@ def _rare_words(
     """Each entity's `RARE_WORDS` rarest words (by how many entities hold them), as
     (entity, word code) rows: two variants of a title rarely lose both."""
     index: dict[str, int] = {}
-    held = [sorted({index.setdefault(w, len(index)) for w in str(t).split()}) for t in text]
+    held = [
+        sorted({index.setdefault(w, len(index)) for w in sorted(set(str(t).split()))}) for t in text
+    ]
     counts = np.bincount(
         np.asarray([c for h in held for c in h], dtype=np.int64), minlength=len(index)
     )

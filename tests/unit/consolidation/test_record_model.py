@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import uuid
 
@@ -442,3 +443,39 @@ def test_text_kinds_by_length() -> None:
     kinds = {f.name: f.kind for f in report.used}
     assert kinds == {"@name": FieldKind.TEXT, "summary": FieldKind.TEXT}
     assert report.left_out["body"].startswith("free_text")
+
+
+def test_list_and_text_columns_do_not_depend_on_the_hash_seed() -> None:
+    """Catches value codes taken in a set's order: they break ties between equally
+    rare values, so two processes would compare different values (and resolve a
+    set differently)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import uuid\n"
+        "from redstring.consolidation.comparisons import build_columns\n"
+        "from redstring.consolidation.kinds import FieldKind, FieldSpec\n"
+        "from redstring.domain.entity import Entity\n"
+        "from redstring.domain.ids import EntityId, tenant_id_for\n"
+        "t = tenant_id_for('h')\n"
+        "cells = ['**'.join(f'v{(k * 7 + j) % 23}' for j in range(12)) for k in range(30)]\n"
+        "es = [Entity(id=EntityId(uuid.uuid5(t, str(k))), tenant_id=t,"
+        " name=' '.join(c.split('**')), entity_type='Thing', properties={'tags': c})"
+        " for k, c in enumerate(cells)]\n"
+        "specs = [FieldSpec(name='tags', kind=FieldKind.LIST, sources=('tags',), reason=''),"
+        " FieldSpec(name='@name', kind=FieldKind.TEXT, sources=('@name',), reason='')]\n"
+        "tags, name = build_columns(es, specs)\n"
+        "print(tags.kept.tolist(), name.item_codes.tolist())\n"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(outputs) == 1
