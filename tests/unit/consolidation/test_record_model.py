@@ -479,3 +479,42 @@ def test_list_and_text_columns_do_not_depend_on_the_hash_seed() -> None:
         for seed in ("1", "2", "3")
     }
     assert len(outputs) == 1
+
+
+def test_levels_with_early_stopping_equal_levels_from_full_scores(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Catches a score cutoff that moves a pair across a level: "bonsey" / "body"
+    score exactly 0.80, the lowest Jaro-Winkler band."""
+    from redstring.consolidation import comparisons
+    from redstring.consolidation.kinds import FieldSpec
+
+    values = ["bonsey", "body", "havering", "hastings", "t", "tom", "warner", "warmer"]
+    entities = [
+        Entity(
+            id=EntityId(uuid.uuid5(TENANT, f"c{k}")),
+            tenant_id=TENANT,
+            name=f"n{k}",
+            entity_type="Thing",
+            properties={"fam": v, "born": f"18{k}0-04-0{k % 9 + 1}", "ref": f"AB{k}12{k}"},
+        )
+        for k, v in enumerate(values)
+    ]
+    specs = [
+        FieldSpec(name="fam", kind=FieldKind.FAMILY_NAME, sources=("fam",), reason=""),
+        FieldSpec(name="born", kind=FieldKind.DATE, sources=("born",), reason=""),
+        FieldSpec(name="ref", kind=FieldKind.IDENTIFIER, sources=("ref",), reason=""),
+    ]
+    columns = comparisons.build_columns(entities, specs)
+    left, right = np.triu_indices(len(entities), k=1)
+    stopped = [comparisons.compare(c, left, right) for c in columns]
+    full_scores = comparisons.process.cpdist
+
+    def without_cutoff(*args: object, **kwargs: object) -> object:
+        kwargs.pop("score_cutoff", None)
+        return full_scores(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(comparisons.process, "cpdist", without_cutoff)
+    full = [comparisons.compare(c, left, right) for c in columns]
+    assert [s.tolist() for s in stopped] == [f.tolist() for f in full]
+    assert 2 in full[0].tolist()  # the 0.80 pair reached the lowest band
