@@ -72,7 +72,7 @@ RARE_WORDS = 2
 LIST_KEPT = 8
 
 
-#: How far below a similarity cutoff rapidfuzz is asked to stop (see `_cpdist`).
+#: How far below a similarity cutoff rapidfuzz is asked to stop (see `_similarity`).
 CUTOFF_SLACK = 1e-6
 #: Pairs per batch from which string comparisons run on every core.
 PARALLEL_FROM = 20_000
@@ -190,26 +190,46 @@ def _normalise(entity: Entity, spec: FieldSpec) -> tuple[str, str]:
     return text, text
 
 
+def _value_codes(
+    cells: Sequence[set[str]],
+) -> tuple[list[list[int]], npt.NDArray[np.int64]]:
+    """Each entity's values as codes, and how many entities hold each code.
+
+    Codes follow the sorted values, not a set's hash order: codes break ties between
+    equally rare values, and a run must not depend on PYTHONHASHSEED.
+    """
+    index: dict[str, int] = {}
+    held = [sorted(index.setdefault(v, len(index)) for v in sorted(cell)) for cell in cells]
+    flat = np.asarray([c for codes in held for c in codes], dtype=np.int64)
+    return held, np.bincount(flat, minlength=len(index))
+
+
+def _rarest(held: Sequence[int], held_by: npt.NDArray[np.int64], count: int) -> list[int]:
+    """The `count` codes of `held` fewest entities hold (ties by code)."""
+    return sorted(held, key=lambda c: (held_by[c], c))[:count]
+
+
+def _explode(held: Sequence[Sequence[int]]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(entity, code) rows of per-entity codes, as two parallel arrays."""
+    rows = np.asarray([r for r, codes in enumerate(held) for _ in codes], dtype=np.int64)
+    codes = np.asarray([c for codes in held for c in codes], dtype=np.int64)
+    return rows, codes
+
+
 def _list_column(entities: Sequence[Entity], spec: FieldSpec) -> FieldColumn:
     """A list field: each cell split into normalised values, kept as codes."""
     raw = [_raw(e, spec.sources[0]) for e in entities]
     separator = list_separator([r for r in raw if r][:3000]) or "|"
-    index: dict[str, int] = {}
-    per_entity: list[list[int]] = []
-    for cell in raw:
-        values = {" ".join(raw_tokens(v)) for v in cell.split(separator)} if cell else set()
-        # Codes in sorted order of the values, not a set's hash order: codes break
-        # ties in `kept`, and a run must not depend on PYTHONHASHSEED.
-        per_entity.append(sorted(index.setdefault(v, len(index)) for v in sorted(values) if v))
-    rows = np.asarray([r for r, held in enumerate(per_entity) for _ in held], dtype=np.int64)
-    codes = np.asarray([c for held in per_entity for c in held], dtype=np.int64)
-    held_by = np.bincount(codes, minlength=len(index)) if len(codes) else np.zeros(0, np.int64)
+    held, held_by = _value_codes(
+        [{" ".join(raw_tokens(v)) for v in cell.split(separator)} - {""} for cell in raw]
+    )
     kept = np.full((len(entities), LIST_KEPT), -1, dtype=np.int64)
-    for r, held in enumerate(per_entity):
-        rarest = sorted(held, key=lambda c: (held_by[c], c))[:LIST_KEPT]
+    for r, values in enumerate(held):
+        rarest = _rarest(values, held_by, LIST_KEPT)
         kept[r, : len(rarest)] = rarest
-    text = np.asarray([" | ".join(map(str, held)) for held in per_entity], dtype=object)
+    text = np.asarray([" | ".join(map(str, values)) for values in held], dtype=object)
     whole, frequency = _factorise(list(text))
+    rows, codes = _explode(held)
     return FieldColumn(
         spec=spec,
         text=text,
@@ -245,45 +265,46 @@ def _rare_words(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Each entity's `RARE_WORDS` rarest words (by how many entities hold them), as
     (entity, word code) rows: two variants of a title rarely lose both."""
-    index: dict[str, int] = {}
-    held = [
-        sorted({index.setdefault(w, len(index)) for w in sorted(set(str(t).split()))}) for t in text
-    ]
-    counts = np.bincount(
-        np.asarray([c for h in held for c in h], dtype=np.int64), minlength=len(index)
-    )
-    rows: list[int] = []
-    codes: list[int] = []
-    for row, words in enumerate(held):
-        for code in sorted(words, key=lambda c: (counts[c], c))[:RARE_WORDS]:
-            rows.append(row)
-            codes.append(code)
-    return np.asarray(rows, dtype=np.int64), np.asarray(codes, dtype=np.int64)
+    held, held_by = _value_codes([set(str(t).split()) for t in text])
+    return _explode([_rarest(codes, held_by, RARE_WORDS) for codes in held])
 
 
 def _cpdist(
     scorer: Any,
     left: npt.NDArray[np.object_],
     right: npt.NDArray[np.object_],
-    cutoff: float,
+    score_cutoff: float,
 ) -> npt.NDArray[np.float64]:
-    """Scores of each pair; past `cutoff` (below it for a similarity, above it for a
-    distance) a score is only known to be past it, which is all a level asks and
-    lets rapidfuzz stop early (a distance capped at 1 edit runs ~6x faster)."""
+    """Scores of each pair, rapidfuzz stopping at `score_cutoff`: past it a score is
+    only known to be past it, which is all a level asks."""
     if len(left) == 0:
         return np.zeros(0, dtype=np.float64)
     # Threads pay off only on large batches; small ones (clustering's on-demand
     # checks) would spend more on starting them than on comparing.
     workers = -1 if len(left) >= PARALLEL_FROM else 1
-    # A similarity exactly at its cutoff can come back as 0 (rounding inside
-    # rapidfuzz): a hair below keeps the level's own >= comparison exact.
-    slack = 0 if isinstance(cutoff, int) else CUTOFF_SLACK * max(1.0, cutoff)
     return np.asarray(
         process.cpdist(
-            list(left), list(right), scorer=scorer, workers=workers, score_cutoff=cutoff - slack
+            list(left), list(right), scorer=scorer, workers=workers, score_cutoff=score_cutoff
         ),
         dtype=np.float64,
     )
+
+
+def _similarity(
+    scorer: Any, left: npt.NDArray[np.object_], right: npt.NDArray[np.object_], lowest: float
+) -> npt.NDArray[np.float64]:
+    """Similarities, exact from `lowest` (the kind's lowest band) up. A score exactly
+    at a cutoff can come back as 0 (rounding inside rapidfuzz): the cutoff sits a
+    hair below so the band's own >= comparison stays exact."""
+    return _cpdist(scorer, left, right, lowest - CUTOFF_SLACK * max(1.0, lowest))
+
+
+def _one_edit(
+    left: npt.NDArray[np.object_], right: npt.NDArray[np.object_]
+) -> npt.NDArray[np.bool_]:
+    """Whether each pair is at most one edit (or one transposition) apart; the
+    distance stops counting past 1 (~6x faster than a full distance)."""
+    return _cpdist(DamerauLevenshtein.distance, left, right, 1) <= 1
 
 
 def compare(
@@ -333,7 +354,7 @@ def _fill(
             & (lv // 100 % 100 == rv % 100)
             & (lv % 100 == rv // 100 % 100)
         )
-        edits = _cpdist(DamerauLevenshtein.distance, lt, rt, 1) <= 1
+        edits = _one_edit(lt, rt)
         put(swapped | edits, 4)
         return
     if kind is FieldKind.CATEGORY:
@@ -348,26 +369,26 @@ def _fill(
         put(alt_equal, 2)
         return
     if kind in (FieldKind.IDENTIFIER, FieldKind.PHONE):
-        put(_cpdist(DamerauLevenshtein.distance, lt, rt, 1) <= 1, 2)
+        put(_one_edit(lt, rt), 2)
         return
     if kind is FieldKind.EMAIL:
         put(alt_equal, 2)
         return
     if kind is FieldKind.TEXT:
-        ts = _cpdist(fuzz.token_set_ratio, lt, rt, 60.0)
+        ts = _similarity(fuzz.token_set_ratio, lt, rt, 60.0)
         put(ts >= 60, 2)
         put(ts >= 80, 3)
         put((ts >= 95) | alt_equal, 4)
         return
     if kind is FieldKind.ADDRESS:
-        ts = _cpdist(fuzz.token_set_ratio, lt, rt, 70.0)
+        ts = _similarity(fuzz.token_set_ratio, lt, rt, 70.0)
         put(ts >= 70, 2)
         put(ts >= 90, 3)
         return
-    jw = _cpdist(JaroWinkler.normalized_similarity, lt, rt, 0.80)
+    jw = _similarity(JaroWinkler.normalized_similarity, lt, rt, 0.80)
     if kind is FieldKind.PERSON_NAME:
         put(jw >= 0.80, 2)
-        put(_cpdist(fuzz.token_set_ratio, lt, rt, 99.5) >= 99.5, 3)
+        put(_similarity(fuzz.token_set_ratio, lt, rt, 99.5) >= 99.5, 3)
         put(jw >= 0.92, 4)
         put(alt_equal, 5)
     elif kind is FieldKind.GIVEN_NAME:
@@ -380,12 +401,12 @@ def _fill(
         put(jw >= 0.92, 4)
         put(alt_equal, 5)
     elif kind is FieldKind.ORGANISATION_NAME:
-        put(_cpdist(fuzz.token_set_ratio, lt, rt, 80.0) >= 80, 2)
+        put(_similarity(fuzz.token_set_ratio, lt, rt, 80.0) >= 80, 2)
         put(jw >= 0.92, 3)
         put(alt_equal, 4)
     elif kind is FieldKind.NAME:
         put(jw >= 0.80, 2)
-        put(_cpdist(fuzz.token_set_ratio, lt, rt, 85.0) >= 85, 3)
+        put(_similarity(fuzz.token_set_ratio, lt, rt, 85.0) >= 85, 3)
         put(jw >= 0.92, 4)
     else:  # family names, localities
         put(jw >= 0.80, 2)
