@@ -32,6 +32,7 @@ from redstring.consolidation.clustering import agreeing_clusters
 from redstring.consolidation.field_resolution import (
     PropertyConflict,
     choose_canonical,
+    is_record,
     resolve_fields,
 )
 from redstring.consolidation.mentions import score_mentions
@@ -140,12 +141,6 @@ class _Group:
     report: FieldReport | None = None
     model: dict[str, object] | None = None
     reused: bool = False
-
-
-def is_record(entity: Entity) -> bool:
-    """Entities imported from records carry fields the record model compares;
-    entities extracted from text carry a name and its context."""
-    return any(p.method == "record" for p in entity.provenance)
 
 
 def _groups(
@@ -283,9 +278,10 @@ def _plan(
         separated = _kept_apart(members, separate)
         if separated:
             fixed.update(separated)
-            for row, (i, j) in enumerate(group.pairs.tolist()):
-                if (min(i, j), max(i, j)) in separated:
-                    probabilities[row] = 0.0
+            n = len(members)
+            low = group.pairs.min(axis=1) * n + group.pairs.max(axis=1)
+            apart_codes = np.asarray([i * n + j for i, j in separated], dtype=np.int64)
+            probabilities[np.isin(low, apart_codes)] = 0.0
         clusters = agreeing_clusters(
             len(members),
             group.pairs,

@@ -35,6 +35,12 @@ def canonical_order_key(entity: Entity) -> tuple[int, float, str]:
     return (-len(entity.provenance), -entity.confidence, str(entity.id))
 
 
+def is_record(entity: Entity) -> bool:
+    """Entities imported from records carry fields the record model compares;
+    entities extracted from text carry a name and its context."""
+    return any(p.method == "record" for p in entity.provenance)
+
+
 def choose_canonical(members: Sequence[Entity]) -> Entity:
     """The member whose name most provenance supports, chosen among the records
     when there are any (the user's own rows): "Charles Babbage" from a CSV names the
@@ -46,7 +52,7 @@ def choose_canonical(members: Sequence[Entity]) -> Entity:
     for member in members:
         name = member.normalized_name
         support[name] = support.get(name, 0) + max(1, len(member.provenance))
-    records = [m for m in members if any(p.method == "record" for p in m.provenance)]
+    records = [m for m in members if is_record(m)]
     return min(
         records or members, key=lambda m: (-support[m.normalized_name], *canonical_order_key(m))
     )
