@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import uuid
+from typing import Any
 
 import numpy as np
 import pytest
@@ -23,6 +24,17 @@ _SYLLABLES = ["ka", "lo", "mi", "ren", "sa", "to", "vel", "dor", "an", "be", "ki
 #: Few enough names that namesakes are common: only the whole record separates them.
 GIVEN = [a + b for a in _SYLLABLES[:6] for b in _SYLLABLES[6:]][:30]
 FAMILY = [a + b + "s" for a in _SYLLABLES[6:] for b in _SYLLABLES[:7]][:40]
+
+
+def _entity(key: str, name: str, entity_type: str, properties: dict[str, Any]) -> Entity:
+    """A record of this tenant whose id is derived from `key`."""
+    return Entity(
+        id=EntityId(uuid.uuid5(TENANT, key)),
+        tenant_id=TENANT,
+        name=name,
+        entity_type=entity_type,
+        properties=properties,
+    )
 
 
 def _typo(text: str, rng: random.Random) -> str:
@@ -50,13 +62,7 @@ def people(identities: int, copies: int, seed: int = 1) -> tuple[list[Entity], l
                 "ausweis": code,
             }
             entities.append(
-                Entity(
-                    id=EntityId(uuid.uuid5(TENANT, f"{ident}-{copy}")),
-                    tenant_id=TENANT,
-                    name=f"{props['vorname']} {family}",
-                    entity_type="Person",
-                    properties=props,
-                )
+                _entity(f"{ident}-{copy}", f"{props['vorname']} {family}", "Person", props)
             )
             gold.append(ident)
     return entities, gold
@@ -167,12 +173,11 @@ def listings(count: int, seed: int = 3) -> tuple[list[Entity], list[int]]:
                 "gegruendet": 1900 + ident % 100,
             }
             entities.append(
-                Entity(
-                    id=EntityId(uuid.uuid5(TENANT, f"l{ident}-{copy}")),
-                    tenant_id=TENANT,
-                    name=name if copy == 0 or rng.random() < 0.7 else _typo(name, rng),
-                    entity_type="Organization",
-                    properties=props,
+                _entity(
+                    f"l{ident}-{copy}",
+                    name if copy == 0 or rng.random() < 0.7 else _typo(name, rng),
+                    "Organization",
+                    props,
                 )
             )
             gold.append(ident)
@@ -222,12 +227,11 @@ def test_an_identifier_links_entities_too_large_for_an_ordinary_block() -> None:
         for copy in range(260):
             name = "".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(9))
             entities.append(
-                Entity(
-                    id=EntityId(uuid.uuid5(TENANT, f"c{company}-{copy}")),
-                    tenant_id=TENANT,
-                    name=f"{name} ltd",
-                    entity_type="Organization",
-                    properties={"tel": phone if copy % 2 else f"({phone[:3]}) {phone[3:]}"},
+                _entity(
+                    f"c{company}-{copy}",
+                    f"{name} ltd",
+                    "Organization",
+                    {"tel": phone if copy % 2 else f"({phone[:3]}) {phone[3:]}"},
                 )
             )
             gold.append(company)
@@ -261,13 +265,7 @@ def test_the_pair_budget_counts_distinct_pairs_not_each_rules_load() -> None:
         group = row // 60
         moved = group - 1 if row % 60 == 0 and group else group
         entities.append(
-            Entity(
-                id=EntityId(uuid.uuid5(TENANT, f"y{row}")),
-                tenant_id=TENANT,
-                name=f"r{row}",
-                entity_type="Thing",
-                properties={"built": 1800 + group, "listed": 1900 + moved},
-            )
+            _entity(f"y{row}", f"r{row}", "Thing", {"built": 1800 + group, "listed": 1900 + moved})
         )
     specs = [
         FieldSpec(name=column, kind=FieldKind.YEAR, sources=(column,), reason="test")
@@ -312,12 +310,11 @@ def _companies(seed: int = 11) -> tuple[list[Entity], list[int]]:
             name = "".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(8))
             people = rng.sample(staff, 2)
             entities.append(
-                Entity(
-                    id=EntityId(uuid.uuid5(TENANT, f"co{company}-{copy}")),
-                    tenant_id=TENANT,
-                    name=f"{name} bv" if copy else f"company {company} bv",
-                    entity_type="Organization",
-                    properties={"people": "**".join(people), "classes": "H04B**A61N"},
+                _entity(
+                    f"co{company}-{copy}",
+                    f"{name} bv" if copy else f"company {company} bv",
+                    "Organization",
+                    {"people": "**".join(people), "classes": "H04B**A61N"},
                 )
             )
             gold.append(company)
@@ -351,16 +348,7 @@ def test_list_levels_tell_common_from_rare_shared_values() -> None:
 
     cells = ["common**a**b", "common**a**b", "common**a**c", "common**x**y", "common**a**c**q"]
     cells += [f"common**filler{k}" for k in range(40)]
-    entities = [
-        Entity(
-            id=EntityId(uuid.uuid5(TENANT, f"l{k}")),
-            tenant_id=TENANT,
-            name=f"n{k}",
-            entity_type="Thing",
-            properties={"tags": cell},
-        )
-        for k, cell in enumerate(cells)
-    ]
+    entities = [_entity(f"l{k}", f"n{k}", "Thing", {"tags": cell}) for k, cell in enumerate(cells)]
     spec = FieldSpec(name="tags", kind=FieldKind.LIST, sources=("tags",), reason="test")
     (column,) = build_columns(entities, [spec])
     left = np.asarray([0, 0, 0, 2], dtype=np.int64)
@@ -397,12 +385,11 @@ def _papers(seed: int = 5) -> tuple[list[Entity], list[int]]:
                     title = title[:8]
                 text = " ".join(title).capitalize()
                 entities.append(
-                    Entity(
-                        id=EntityId(uuid.uuid5(TENANT, f"p{group}-{paper}-{copy}")),
-                        tenant_id=TENANT,
-                        name=_typo(text, rng) if rng.random() < 0.3 else text,
-                        entity_type="Publication",
-                        properties={"authors": authors, "year": year, "venue": venue},
+                    _entity(
+                        f"p{group}-{paper}-{copy}",
+                        _typo(text, rng) if rng.random() < 0.3 else text,
+                        "Publication",
+                        {"authors": authors, "year": year, "venue": venue},
                     )
                 )
                 gold.append(group * 3 + paper)
@@ -430,12 +417,11 @@ def test_text_kinds_by_length() -> None:
     """Catches titles dropped as free text, or whole documents compared as text."""
     title = "A scalable approach to distributed query processing in large sensor networks"
     entities = [
-        Entity(
-            id=EntityId(uuid.uuid5(TENANT, f"t{k}")),
-            tenant_id=TENANT,
-            name=f"{title} {k}",
-            entity_type="Publication",
-            properties={"summary": f"{title} {k}", "body": " ".join([title] * 5)},
+        _entity(
+            f"t{k}",
+            f"{title} {k}",
+            "Publication",
+            {"summary": f"{title} {k}", "body": " ".join([title] * 5)},
         )
         for k in range(60)
     ]
@@ -491,12 +477,11 @@ def test_levels_with_early_stopping_equal_levels_from_full_scores(
 
     values = ["bonsey", "body", "havering", "hastings", "t", "tom", "warner", "warmer"]
     entities = [
-        Entity(
-            id=EntityId(uuid.uuid5(TENANT, f"c{k}")),
-            tenant_id=TENANT,
-            name=f"n{k}",
-            entity_type="Thing",
-            properties={"fam": v, "born": f"18{k}0-04-0{k % 9 + 1}", "ref": f"AB{k}12{k}"},
+        _entity(
+            f"c{k}",
+            f"n{k}",
+            "Thing",
+            {"fam": v, "born": f"18{k}0-04-0{k % 9 + 1}", "ref": f"AB{k}12{k}"},
         )
         for k, v in enumerate(values)
     ]
