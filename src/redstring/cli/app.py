@@ -176,7 +176,13 @@ def ingest(
     domain: Annotated[
         str, typer.Option(help="Extraction domain with --llm: general, business, ... or auto.")
     ] = "general",
-    name_column: Annotated[str, typer.Option(help="Records: the name field.")] = "name",
+    name_column: Annotated[
+        str | None,
+        typer.Option(
+            help="Records: the name field (default: 'name', else the one whole-name column, "
+            "else given + middle + family name columns)."
+        ),
+    ] = None,
     type_column: Annotated[str | None, typer.Option(help="Records: the type field.")] = None,
     entity_type: Annotated[
         str | None, typer.Option("--type", help="Records: one type for every record.")
@@ -253,7 +259,9 @@ async def _ingest(
                 observed_at=datetime.now(UTC),
                 embeddings=embeddings,
             )
-            status = "ok" if report.entities else "unchanged"
+            status = "ok" if report.entities else "unchanged" if report.unchanged else "empty"
+            if report.name_source not in ("", "name"):
+                status += f" (names from {report.name_source})"
             if report.skipped:
                 status += f" ({report.skipped} records without name/type skipped)"
             rows[file] = {

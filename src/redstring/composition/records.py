@@ -1,6 +1,7 @@
 """Structured records (CSV rows, JSON objects) straight into the graph, no extraction.
 
-Each record becomes one entity: its name from a named field, its type from a
+Each record becomes one entity: its name from a named field (or, in a file with
+no name column, from its given-, middle- and family-name columns), its type from a
 field or a fixed type, every other non-empty field a property. The entity id is
 derived from the source and the record's own id field (or its row number), *not*
 from its name: two records called "John Smith" may be two people, and deciding
@@ -10,10 +11,11 @@ id derivation. Re-importing the same file therefore upserts the same entities.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 from uuid import uuid5
 
+from redstring.consolidation.kinds import name_part
 from redstring.domain.entity import Entity
 from redstring.domain.exceptions import InvalidInputError
 from redstring.domain.ids import EntityId
@@ -37,16 +39,79 @@ BATCH = 1000
 
 @dataclass(frozen=True)
 class RecordMapping:
-    """Which fields of a record make the entity."""
+    """Which fields of a record make the entity.
 
-    name_field: str
+    `name_field` None: each source's columns choose it (`name_columns`).
+    """
+
+    name_field: str | None = None
     type_field: str | None = None
     entity_type: str | None = None
     id_field: str | None = None
+    #: Columns joined, in order, into the name when no one column holds it.
+    name_parts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if (self.type_field is None) == (self.entity_type is None):
             raise InvalidInputError("give exactly one of a type field or a fixed entity type")
+
+    def for_columns(self, columns: Sequence[str]) -> RecordMapping:
+        """This mapping with its name source chosen among `columns` (a file's header)."""
+        chosen = name_columns(columns, self.name_field)
+        if len(chosen) == 1:
+            return replace(self, name_field=chosen[0], name_parts=())
+        return replace(self, name_field=None, name_parts=chosen)
+
+    @property
+    def name_source(self) -> str:
+        """How the name is made, for a report: a column, or parts joined with " + "."""
+        return self.name_field or " + ".join(self.name_parts)
+
+
+def name_columns(columns: Sequence[str], requested: str | None) -> tuple[str, ...]:
+    """The column, or the given/middle/family columns in that order, that make a name.
+
+    Without a `requested` column: `name` in any case, else the one column whose header
+    says it is a whole name ("full_name", "display_name", "company_name"), else split
+    name parts. A typed error names the columns when none of these fits, rather than
+    importing a file as "no record has a name".
+    """
+    shown = ", ".join(columns) or "none"
+    if requested is not None:
+        if requested not in columns:
+            raise InvalidInputError(
+                f"no column {requested!r} for the name; the columns are: {shown}"
+            )
+        return (requested,)
+    by_lower = {column.lower(): column for column in columns}
+    if "name" in by_lower:
+        return (by_lower["name"],)
+    parts = {column: name_part(column) for column in columns}
+    whole = [
+        column
+        for column in columns
+        if "name" in column.lower() and (parts[column] is None or "full" in column.lower())
+    ]
+    if len(whole) == 1:
+        return (whole[0],)
+    if len(whole) > 1:
+        raise InvalidInputError(
+            f"several columns could be the name ({', '.join(whole)}): choose one with --name-column"
+        )
+    given = [column for column in columns if parts[column] == "given"]
+    middle = [column for column in columns if parts[column] == "middle"]
+    family = [column for column in columns if parts[column] == "family"]
+    if len(given) == 1 and len(family) == 1 and len(middle) <= 1:
+        return (given[0], *middle, family[0])
+    raise InvalidInputError(
+        f"no name column (none called 'name', no single whole-name column, no given and "
+        f"family name columns); the columns are: {shown}. Choose one with --name-column"
+    )
+
+
+def columns_of(records: Sequence[Mapping[str, JsonValue]]) -> list[str]:
+    """Every field any record has, in first-seen order (a CSV's header; JSONL's union)."""
+    return list(dict.fromkeys(key for record in records for key in record if isinstance(key, str)))
 
 
 @dataclass
@@ -59,6 +124,8 @@ class ImportReport:
     #: Records already in the graph exactly as given (a re-import adds nothing).
     unchanged: int = 0
     embedded: int = 0
+    #: The column(s) the names came from.
+    name_source: str = ""
 
 
 def record_to_entity(
@@ -71,7 +138,11 @@ def record_to_entity(
     observed_at: datetime,
 ) -> Entity | None:
     """The entity for one record, or `None` when it has no name (it is counted, not stored)."""
-    name = record.get(mapping.name_field)
+    if mapping.name_field is not None:
+        name = record.get(mapping.name_field)
+    else:
+        pieces = (record.get(part) for part in mapping.name_parts)
+        name = " ".join(p.strip() for p in pieces if isinstance(p, str) and p.strip())
     if not isinstance(name, str) or not name.strip():
         return None
     entity_type = (
@@ -113,7 +184,10 @@ async def import_records(
     """Append `RecordsImported` events for `records` in batches, project, and embed."""
     from redstring.composition.build_graph import embed_entities
 
-    report = ImportReport(source_id=source_id, records=len(records))
+    mapping = mapping.for_columns(columns_of(records)) if records else mapping
+    report = ImportReport(
+        source_id=source_id, records=len(records), name_source=mapping.name_source
+    )
     stream = records_stream(tenant_id, source_id)
     for start in range(0, len(records), BATCH):
         batch = []

@@ -143,6 +143,18 @@ def _hint(key: str, hints: Sequence[str]) -> bool:
     return any(h in lowered for h in hints)
 
 
+def name_part(column: str) -> str | None:
+    """"given", "middle" or "family" when a column's name says it holds that part of a name.
+
+    Read by record import to build a name from split columns when a file has no name
+    column: the values alone cannot say which part comes first.
+    """
+    for part, hints in (("middle", _MIDDLE_HINTS), ("given", _GIVEN_HINTS)):
+        if _hint(column, hints):
+            return part
+    return "family" if _hint(column, _FAMILY_HINTS) else None
+
+
 def _int_range(values: Sequence[str]) -> tuple[int, int] | None:
     if not values or _share(values, _INTEGER.match) < 0.98:
         return None

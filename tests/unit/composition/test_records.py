@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 from uuid import uuid4
 
 import pytest
 
-from redstring.composition.records import RecordMapping, import_records
+from redstring.composition.records import RecordMapping, import_records, name_columns
 from redstring.composition.workspace import Workspace
 from redstring.domain.exceptions import InvalidInputError
 from redstring.domain.ids import TenantId
 from redstring.embeddings.fake import FakeEmbeddingProvider
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
 
 ROWS = [
     {"id": "1", "name": "John Smith", "kind": "person", "dob": "1900-01-01"},
@@ -71,3 +75,51 @@ def test_a_mapping_needs_exactly_one_type_source() -> None:
         RecordMapping(name_field="name")
     with pytest.raises(InvalidInputError, match="exactly one"):
         RecordMapping(name_field="name", type_field="kind", entity_type="person")
+
+
+@pytest.mark.parametrize(
+    ("columns", "chosen"),
+    [
+        (["id", "Name", "full_name"], ("Name",)),
+        (["id", "display_name", "given_name", "family_name"], ("display_name",)),
+        (["id", "fullname", "city"], ("fullname",)),
+        (
+            ["id", "surname", "forename", "middle_names", "dob"],
+            ("forename", "middle_names", "surname"),
+        ),
+        (["id", "first_name", "last_name"], ("first_name", "last_name")),
+    ],
+)
+def test_a_file_without_a_name_column_names_records_from_its_columns(
+    columns: list[str], chosen: tuple[str, ...]
+) -> None:
+    assert name_columns(columns, None) == chosen
+
+
+def test_no_name_column_is_a_typed_error_that_lists_the_columns() -> None:
+    with pytest.raises(InvalidInputError, match="columns are: id, company, city"):
+        name_columns(["id", "company", "city"], None)
+    with pytest.raises(InvalidInputError, match="several columns"):
+        name_columns(["id", "company_name", "brand_name"], None)
+    with pytest.raises(InvalidInputError, match="no column 'nom'"):
+        name_columns(["id", "name"], "nom")
+
+
+async def test_split_name_parts_make_the_name_and_stay_properties() -> None:
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    rows: list[dict[str, JsonValue]] = [
+        {"id": "1", "given_name": "Ada", "middle_name": "", "family_name": "Lovelace"},
+        {"id": "2", "given_name": "Charles", "middle_name": "B.", "family_name": "Babbage"},
+    ]
+    report = await import_records(
+        rows,
+        workspace=workspace,
+        tenant_id=tenant,
+        source_id="people.csv",
+        mapping=RecordMapping(entity_type="person", id_field="id"),
+        observed_at=NOW,
+    )
+    assert report.name_source == "given_name + middle_name + family_name"
+    entities = await workspace.graph.list_entities(tenant)
+    assert sorted(e.name for e in entities) == ["Ada Lovelace", "Charles B. Babbage"]
+    assert all("family_name" in e.properties for e in entities)
