@@ -144,7 +144,7 @@ def _hint(key: str, hints: Sequence[str]) -> bool:
 
 
 def name_part(column: str) -> str | None:
-    """"given", "middle" or "family" when a column's name says it holds that part of a name.
+    """The part of a name ("given", "middle", "family") a column's name says it holds.
 
     Read by record import to build a name from split columns when a file has no name
     column: the values alone cannot say which part comes first.
