@@ -12,12 +12,14 @@ Subclass a suite in a test module and override its `store` (or `log`) fixture::
             return MyGraphStore(...)
 """
 
+from redstring.testing.chunk_store import ChunkStoreCompliance
 from redstring.testing.event_log import EventLogCompliance
 from redstring.testing.factories import make_entity, make_relationship
 from redstring.testing.graph_store import GraphStoreCompliance
 from redstring.testing.vector_store import VectorStoreCompliance
 
 __all__ = [
+    "ChunkStoreCompliance",
     "EventLogCompliance",
     "GraphStoreCompliance",
     "VectorStoreCompliance",
