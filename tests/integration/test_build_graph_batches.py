@@ -57,7 +57,7 @@ async def test_a_failure_inside_a_batch_marks_none_of_it_done_and_a_rerun_comple
             await ws.log.stream_version(document_stream(tenant, source_id), tenant)
             for source_id, _ in DOCUMENTS
         ]
-        assert versions == [1, 1, 0, 0]
+        assert versions == [2, 2, 0, 0]  # ChunksStored + DocumentExtracted each
         reports = await build_graphs(
             DOCUMENTS, workspace=ws, tenant_id=tenant, embeddings=embeddings, batch_size=2
         )
@@ -106,7 +106,7 @@ async def test_a_failed_embedding_commits_no_part_of_its_batch(tmp_path: Path) -
             await ws.log.stream_version(document_stream(tenant, source_id), tenant)
             for source_id, _ in DOCUMENTS
         ]
-        assert versions == [1, 1, 0, 0]
+        assert versions == [2, 2, 0, 0]  # ChunksStored + DocumentExtracted each
         reports = await build_graphs(
             DOCUMENTS,
             workspace=ws,

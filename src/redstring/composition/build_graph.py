@@ -9,13 +9,20 @@ The pipeline: chunk -> extract (the LLM extractor carries the names seen so far
 into each chunk's prompt, and may glean) -> map to entities and relationships
 with derived ids and blocking keys, merged within the document by id -> append a
 `DocumentExtracted` event -> project -> embed the document's entities and append
-an `EntitiesEmbedded` event -> project. `build_graphs` runs the same pipeline
+an `EntitiesEmbedded` event -> project. The document's chunks go into the log
+too (`ChunksStored`, just before `DocumentExtracted`): the chunk store is a
+projection like the others. `build_graphs` runs the same pipeline
 over many documents, projecting and embedding once per batch: on short passages
 the per-document catch-up and model call were most of the ingest time.
 
 **Idempotent.** The document stream remembers the content hash of the last
 extraction; the same text under the same source id appends nothing. Ids derived
 from the document, type and name make a re-extracted entity an upsert.
+
+**A changed document replaces what it said.** Text that differs from the last
+extraction under the same source id appends a `DocumentRetracted` first: the old
+extraction's provenance is withdrawn, entities the new text no longer yields are
+removed (graph and vectors), and its `ChunksStored` replaces the old chunks.
 
 **Whole or nothing per document.** If extraction fails (the endpoint is down,
 the model keeps answering malformed JSON), nothing of that document is appended
@@ -44,8 +51,10 @@ from typing import TYPE_CHECKING
 
 from redstring.domain.exceptions import InvalidInputError, LlmError
 from redstring.domain.usage import TokenUsage
+from redstring.events.base import decode
+from redstring.events.chunks import ChunksStored, StoredChunk
 from redstring.events.embedding import EmbeddedEntity, EntitiesEmbedded
-from redstring.events.ingest import ChunkStats, DocumentExtracted
+from redstring.events.ingest import ChunkStats, DocumentExtracted, DocumentRetracted
 from redstring.events.streams import document_stream, embeddings_stream
 from redstring.extraction.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunk_text
 from redstring.extraction.classify import AUTO
@@ -58,7 +67,10 @@ if TYPE_CHECKING:
 
     from redstring.composition.workspace import Workspace
     from redstring.domain.entity import Entity
-    from redstring.domain.ids import TenantId
+    from redstring.domain.ids import EntityId, TenantId
+    from redstring.domain.log import RecordedEvent
+    from redstring.events.base import DomainEvent
+    from redstring.extraction.chunking import Chunk
     from redstring.extraction.extractor import Extractor
     from redstring.extraction.schemas import DomainSchema
     from redstring.ports.embedding import EmbeddingProvider
@@ -278,9 +290,9 @@ async def _commit(
     """Append a batch's documents and vectors and project them, in one transaction."""
     with workspace.atomic():
         for doc in built:
-            if doc.event is not None:
+            if doc.events:
                 await workspace.append(
-                    doc.stream, [doc.event], expected_version=doc.expected_version
+                    doc.stream, doc.events, expected_version=doc.expected_version
                 )
         if vectors is not None:
             await _append_vectors(workspace, vectors)
@@ -299,12 +311,12 @@ async def _commit(
 @dataclass
 class _Extracted:
     """One document extracted but not yet appended: its report, its entities, and
-    the event to append at `expected_version` of `stream` (None when there is none)."""
+    the events to append at `expected_version` of `stream` (none when unchanged or failed)."""
 
     report: GraphBuildReport
     stream: str
     expected_version: int
-    event: DocumentExtracted | None = None
+    events: list[DomainEvent] = field(default_factory=list)
     entities: list[Entity] = field(default_factory=list)
 
 
@@ -325,7 +337,8 @@ async def _extract(
     content_hash = hashlib.sha256(document.encode("utf-8")).hexdigest()
     stream = document_stream(tenant_id, source_id)
     version = await workspace.log.stream_version(stream, tenant_id)
-    if version and await _last_hash(workspace, stream, tenant_id) == content_hash:
+    previous = await _last_extraction(workspace, stream, tenant_id) if version else None
+    if previous is not None and previous.payload.get("content_hash") == content_hash:
         report.unchanged = True
         notify(BuildProgress(source_id, "skipped", 0, 0))
         return _Extracted(report, stream, version)
@@ -349,16 +362,63 @@ async def _extract(
     report.entities = len(mapped.entities)
     report.relationships = len(mapped.relationships)
     report.unresolved_relationships = len(mapped.unresolved)
-    event = DocumentExtracted(
-        tenant_id=tenant_id,
-        source_id=source_id,
-        content_hash=content_hash,
-        model=_model_of(extractor),
-        entities=mapped.entities,
-        relationships=mapped.relationships,
-        chunks=ChunkStats(chunk_count=len(chunks), char_count=len(document)),
+    events: list[DomainEvent] = []
+    if previous is not None:
+        events.append(_retraction(previous, mapped.entities))
+    events.append(
+        ChunksStored(
+            tenant_id=tenant_id,
+            source_id=source_id,
+            content_hash=content_hash,
+            chunks=_stored_chunks(source_id, chunks, mapped.entities),
+        )
     )
-    return _Extracted(report, stream, version, event, mapped.entities)
+    events.append(
+        DocumentExtracted(
+            tenant_id=tenant_id,
+            source_id=source_id,
+            content_hash=content_hash,
+            model=_model_of(extractor),
+            entities=mapped.entities,
+            relationships=mapped.relationships,
+            chunks=ChunkStats(chunk_count=len(chunks), char_count=len(document)),
+        )
+    )
+    return _Extracted(report, stream, version, events, mapped.entities)
+
+
+def _stored_chunks(
+    source_id: str, chunks: Sequence[Chunk], entities: Sequence[Entity]
+) -> list[StoredChunk]:
+    """The document's chunks, each naming the entities whose provenance points into it."""
+    held: dict[int, dict[EntityId, None]] = {}
+    for entity in entities:
+        for provenance in entity.provenance:
+            if provenance.source_id == source_id and provenance.chunk_index is not None:
+                held.setdefault(provenance.chunk_index, {})[entity.id] = None
+    return [
+        StoredChunk(
+            index=chunk.index,
+            start=chunk.start,
+            end=chunk.end,
+            text=chunk.text,
+            entity_ids=list(held.get(chunk.index, {})),
+        )
+        for chunk in chunks
+    ]
+
+
+def _retraction(previous: RecordedEvent, entities: Sequence[Entity]) -> DocumentRetracted:
+    """Withdraw the extraction `previous`; the entities it had and `entities` lack go."""
+    superseded = decode(previous)
+    assert isinstance(superseded, DocumentExtracted)  # _last_extraction's type filter
+    kept = {entity.id for entity in entities}
+    return DocumentRetracted(
+        tenant_id=superseded.tenant_id,
+        source_id=superseded.source_id,
+        superseded_version=previous.version,
+        removed_entity_ids=[e.id for e in superseded.entities if e.id not in kept],
+    )
 
 
 #: Names whose vectors one build keeps (~3 KB each at 384 dimensions, ~30 MB in all).
@@ -439,11 +499,14 @@ async def _append_vectors(workspace: Workspace, event: EntitiesEmbedded) -> None
     await workspace.append(stream, [event], expected_version=version)
 
 
-async def _last_hash(workspace: Workspace, stream: str, tenant_id: TenantId) -> str | None:
+async def _last_extraction(
+    workspace: Workspace, stream: str, tenant_id: TenantId
+) -> RecordedEvent | None:
+    """The document's latest `DocumentExtracted`, undecoded (its hash is all a rerun of
+    unchanged text needs)."""
     for recorded in reversed(await workspace.log.read_stream(stream, tenant_id)):
         if recorded.event_type == DocumentExtracted.event_type:
-            value = recorded.payload.get("content_hash")
-            return value if isinstance(value, str) else None
+            return recorded
     return None
 
 

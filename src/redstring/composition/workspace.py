@@ -1,4 +1,4 @@
-"""The embedded workspace: event log, graph, vectors and projections in ONE SQLite file.
+"""The embedded workspace: event log, graph, vectors, chunks and projections in ONE SQLite file.
 
 The file is marked as redstring's twice over: `PRAGMA application_id` (in the
 SQLite header, so `file(1)`-style tools and a stray `open` of some other app's
@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
+from redstring.chunks.memory import InMemoryChunkStore
+from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.domain.exceptions import InvalidInputError, NotFoundError, WorkspaceError
 from redstring.domain.ids import tenant_id_for
 from redstring.eventlog.memory import InMemoryEventLog
@@ -25,6 +27,7 @@ from redstring.eventlog.sqlite import SqliteEventLog
 from redstring.graph.memory import InMemoryGraphStore
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.projections.checkpoints import InMemoryCheckpointStore, SqliteCheckpointStore
+from redstring.projections.chunks import ChunkProjection
 from redstring.projections.graph import GraphProjection
 from redstring.projections.replay import replay
 from redstring.projections.vector import VectorProjection
@@ -43,6 +46,7 @@ if TYPE_CHECKING:
 
     from redstring.domain.ids import TenantId
     from redstring.events.base import DomainEvent
+    from redstring.ports.chunk_store import ChunkStore
     from redstring.ports.event_log import EventLog
     from redstring.ports.graph_store import GraphStore
     from redstring.ports.vector_store import VectorStore
@@ -73,6 +77,8 @@ class Workspace:
     checkpoints: CheckpointStore
     graph_projection: GraphProjection
     vector_projection: VectorProjection
+    chunks: ChunkStore
+    chunk_projection: ChunkProjection
     path: Path | None = None
     _conn: Connection | None = field(default=None, repr=False)
     #: Settings of a memory workspace (a file keeps them in `redstring_meta`).
@@ -163,10 +169,11 @@ class Workspace:
             vectors = SqliteVectorStore(conn, stored_dimension)
             log = SqliteEventLog(conn)
             checkpoints = SqliteCheckpointStore(conn)
+            chunks = SqliteChunkStore(conn)
         except BaseException:
             conn.close()
             raise
-        return cls._wire(log, graph, vectors, checkpoints, embedding_model, file, conn)
+        return cls._wire(log, graph, vectors, chunks, checkpoints, embedding_model, file, conn)
 
     @classmethod
     def memory(
@@ -177,6 +184,7 @@ class Workspace:
             InMemoryEventLog(),
             InMemoryGraphStore(),
             InMemoryVectorStore(dimension=dimension),
+            InMemoryChunkStore(),
             InMemoryCheckpointStore(),
             embedding_model,
             None,
@@ -189,6 +197,7 @@ class Workspace:
         log: EventLog,
         graph: GraphStore,
         vectors: VectorStore,
+        chunks: ChunkStore,
         checkpoints: CheckpointStore,
         embedding_model: str | None,
         path: Path | None,
@@ -201,13 +210,15 @@ class Workspace:
             checkpoints=checkpoints,
             graph_projection=GraphProjection(graph, log, checkpoints),
             vector_projection=VectorProjection(vectors, log, checkpoints, model=embedding_model),
+            chunks=chunks,
+            chunk_projection=ChunkProjection(chunks, log, checkpoints),
             path=path,
             _conn=conn,
         )
 
     @property
     def projections(self) -> list[Projection]:
-        return [self.graph_projection, self.vector_projection]
+        return [self.graph_projection, self.vector_projection, self.chunk_projection]
 
     async def append(
         self, stream_id: str, events: Sequence[DomainEvent], *, expected_version: int

@@ -1,8 +1,14 @@
 """Typed, versioned events: what the log stores and the projections fold."""
 
 from redstring.events.base import DomainEvent, decode, register, registered_types
+from redstring.events.chunks import ChunksStored, StoredChunk
 from redstring.events.embedding import EmbeddedEntity, EntitiesEmbedded
-from redstring.events.ingest import ChunkStats, DocumentExtracted, RecordsImported
+from redstring.events.ingest import (
+    ChunkStats,
+    DocumentExtracted,
+    DocumentRetracted,
+    RecordsImported,
+)
 from redstring.events.merge import EntitiesMerged, MergeUndone, redirect_relationships
 from redstring.events.resolution import ResolutionModelTrained
 from redstring.events.streams import (
@@ -15,7 +21,9 @@ from redstring.events.streams import (
 
 __all__ = [
     "ChunkStats",
+    "ChunksStored",
     "DocumentExtracted",
+    "DocumentRetracted",
     "DomainEvent",
     "EmbeddedEntity",
     "EntitiesEmbedded",
@@ -23,6 +31,7 @@ __all__ = [
     "MergeUndone",
     "RecordsImported",
     "ResolutionModelTrained",
+    "StoredChunk",
     "decode",
     "document_stream",
     "embeddings_stream",

@@ -7,6 +7,7 @@ from typing import ClassVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from redstring.domain.entity import Entity
+from redstring.domain.ids import EntityId
 from redstring.domain.relationship import Relationship
 from redstring.events.base import DomainEvent, check_tenant, register
 
@@ -61,3 +62,29 @@ class RecordsImported(DomainEvent):
     def _one_tenant(self) -> RecordsImported:
         check_tenant(self.tenant_id, self.entities, self.relationships)
         return self
+
+
+@register
+class DocumentRetracted(DomainEvent):
+    """A changed document withdraws what its previous version said.
+
+    Appended by `build_graph` just before the new version's events, on the same
+    stream. `superseded_version` is the stream version of the `DocumentExtracted`
+    being withdrawn: the projections read it back from the log (as an undo reads
+    its merge), so the event stays small and the log holds each fact once.
+
+    The graph projection removes that extraction's provenance from every entity and
+    relationship it touched (through aliases: a merged entity keeps the provenance
+    of its other members), deletes an entity of `removed_entity_ids` left with no
+    provenance and not merged into another, and deletes every relationship left with
+    none. `removed_entity_ids` are the superseded extraction's entities that the new
+    text no longer yields; the vector projection deletes their vectors. Entities the
+    new text still yields are restored by the `DocumentExtracted` that follows.
+    """
+
+    event_type: ClassVar[str] = "DocumentRetracted"
+    schema_version: ClassVar[int] = 1
+
+    source_id: str = Field(min_length=1)
+    superseded_version: int = Field(ge=1)
+    removed_entity_ids: list[EntityId] = Field(default_factory=list)

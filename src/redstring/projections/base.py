@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from redstring.domain.exceptions import ProjectionError, RedstringError
 from redstring.events.base import decode
+from redstring.events.ingest import DocumentExtracted
 from redstring.events.merge import EntitiesMerged
 from redstring.events.streams import merge_stream
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from redstring.domain.ids import TenantId
     from redstring.domain.log import RecordedEvent
     from redstring.events.base import DomainEvent
+    from redstring.events.ingest import DocumentRetracted
     from redstring.ports.event_log import EventLog
     from redstring.projections.checkpoints import CheckpointStore
 
@@ -131,3 +133,21 @@ async def find_merge(
         if isinstance(event, EntitiesMerged):
             return recorded, event
     raise ProjectionError(projection, position, f"MergeUndone names unknown merge {merge_id}")
+
+
+async def find_superseded(
+    log: EventLog, recorded: RecordedEvent, event: DocumentRetracted, *, projection: str
+) -> DocumentExtracted | None:
+    """The `DocumentExtracted` a retraction withdraws: `superseded_version` of the
+    retraction's own stream. `None` when that version is no extraction (nothing to
+    withdraw); the log is append-only, so it cannot have vanished."""
+    for found in await log.read_stream(recorded.stream_id, event.tenant_id):
+        if found.version == event.superseded_version:
+            superseded = decode(found)
+            return superseded if isinstance(superseded, DocumentExtracted) else None
+    raise ProjectionError(
+        projection,
+        recorded.position,
+        f"DocumentRetracted names version {event.superseded_version} of "
+        f"{recorded.stream_id!r}, which the log does not hold",
+    )

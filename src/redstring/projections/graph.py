@@ -12,6 +12,9 @@ Ingestion (`DocumentExtracted`, `RecordsImported`):
   the first one's provenance. Each of these steps is idempotent, which the fold
   loop relies on for non-atomic checkpoint stores.
 
+A changed document's `DocumentRetracted` withdraws the provenance its superseded
+extraction added (`_retract`; the event's docstring says what is deleted).
+
 Merges apply the event's recorded result and undo restores its snapshots; see
 `redstring.events.merge`.
 """
@@ -24,15 +27,16 @@ from redstring.domain.entity import Entity
 from redstring.domain.exceptions import ProjectionError, RedstringError
 from redstring.domain.relationship import Relationship
 from redstring.events.base import decode
-from redstring.events.ingest import DocumentExtracted, RecordsImported
+from redstring.events.ingest import DocumentExtracted, DocumentRetracted, RecordsImported
 from redstring.events.merge import EntitiesMerged, MergeUndone, redirect_relationships
-from redstring.projections.base import Projection, find_merge
+from redstring.projections.base import Projection, find_merge, find_superseded
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from redstring.domain.ids import EntityId, RelationshipId, TenantId
     from redstring.domain.log import RecordedEvent
+    from redstring.domain.provenance import Provenance
     from redstring.events.base import DomainEvent
     from redstring.ports.event_log import EventLog
     from redstring.ports.graph_store import GraphStore
@@ -47,7 +51,14 @@ class GraphProjection(Projection):
     """Keeps a `GraphStore` equal to the fold of the log (see the module docstring)."""
 
     handles: ClassVar[frozenset[str]] = frozenset(
-        cls.event_type for cls in (DocumentExtracted, RecordsImported, EntitiesMerged, MergeUndone)
+        cls.event_type
+        for cls in (
+            DocumentExtracted,
+            RecordsImported,
+            DocumentRetracted,
+            EntitiesMerged,
+            MergeUndone,
+        )
     )
 
     def __init__(
@@ -68,6 +79,10 @@ class GraphProjection(Projection):
     async def apply(self, recorded: RecordedEvent, event: DomainEvent) -> None:
         if isinstance(event, DocumentExtracted | RecordsImported):
             await self._ingest(event.tenant_id, event.entities, event.relationships)
+        elif isinstance(event, DocumentRetracted):
+            superseded = await find_superseded(self._log, recorded, event, projection=self.name)
+            if superseded is not None:
+                await self._retract(superseded, set(event.removed_entity_ids))
         elif isinstance(event, EntitiesMerged):
             await self._merge(event)
         elif isinstance(event, MergeUndone):
@@ -175,6 +190,55 @@ class GraphProjection(Projection):
         if edges:
             await self.graph.upsert_relationships(edges, tenant)
 
+    async def _retract(self, superseded: DocumentExtracted, removed: set[EntityId]) -> None:
+        """Withdraw `superseded`'s provenance, through aliases. An entity is deleted only
+        when none is left and every superseded id resolving to it is in `removed`: one
+        the new text still yields is re-added by the next event, and deleting it would
+        drop edges other sources gave it."""
+        tenant = superseded.tenant_id
+        redirect: dict[EntityId, EntityId] = {}
+        withdrawn: dict[EntityId, list[Provenance]] = {}
+        removable: dict[EntityId, bool] = {}
+        for entity in superseded.entities:
+            target = await self.graph.resolve(entity.id, tenant)
+            redirect[entity.id] = target
+            withdrawn.setdefault(target, []).extend(entity.provenance)
+            removable[target] = removable.get(target, True) and entity.id in removed
+        doomed: list[EntityId] = []
+        kept: list[Entity] = []
+        for entity in await self.graph.get_entities(list(withdrawn), tenant):
+            left = [p for p in entity.provenance if p not in withdrawn[entity.id]]
+            if not left and removable[entity.id]:
+                doomed.append(entity.id)
+            elif len(left) != len(entity.provenance):
+                kept.append(entity.model_copy(update={"provenance": left}))
+        for rel in superseded.relationships:
+            for endpoint in (rel.source_id, rel.target_id):
+                if endpoint not in redirect:
+                    redirect[endpoint] = await self.graph.resolve(endpoint, tenant)
+        edges: dict[RelationshipId, list[Provenance]] = {}
+        moved = _redirected(superseded.relationships, redirect, tenant)
+        for old, new in moved:
+            edges.setdefault(new.id, []).extend(old.provenance)
+        dropped_edges: list[RelationshipId] = []
+        kept_edges: list[Relationship] = []
+        stored_edges: dict[RelationshipId, Relationship] = {}
+        for source in dict.fromkeys(new.source_id for _, new in moved):
+            stored_edges.update((r.id, r) for r in await self.graph.relationships(source, tenant))
+        for edge_id, provenance in edges.items():
+            stored_edge = stored_edges.get(edge_id)
+            if stored_edge is None:
+                continue
+            left = [p for p in stored_edge.provenance if p not in provenance]
+            if not left:
+                dropped_edges.append(edge_id)
+            elif len(left) != len(stored_edge.provenance):
+                kept_edges.append(stored_edge.model_copy(update={"provenance": left}))
+        await self.graph.delete_relationships(dropped_edges, tenant)
+        await self.graph.upsert_relationships(kept_edges, tenant)
+        await self.graph.delete_entities(doomed, tenant)
+        await self.graph.upsert_entities(kept, tenant)
+
     async def _merge(self, event: EntitiesMerged) -> None:
         tenant = event.tenant_id
         await self.graph.delete_relationships([r.id for r in event.relationships_before], tenant)
@@ -194,6 +258,21 @@ class GraphProjection(Projection):
             await self.graph.delete_entities([merge.canonical_id], tenant)
         await self.graph.upsert_entities(merge.entities_before, tenant)
         await self.graph.upsert_relationships(merge.relationships_before, tenant)
+
+
+def _redirected(
+    relationships: Sequence[Relationship],
+    redirect: dict[EntityId, EntityId],
+    tenant: TenantId,
+) -> list[tuple[Relationship, Relationship]]:
+    """Each relationship paired with what it became under `redirect` (self-loops,
+    which a merge drops, are left out)."""
+    pairs = []
+    for rel in relationships:
+        moved = redirect_relationships([rel], redirect, tenant)
+        if moved:
+            pairs.append((rel, moved[0]))
+    return pairs
 
 
 def combine_observation(stored: Observation, new: Observation) -> Observation:

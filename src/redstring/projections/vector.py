@@ -9,6 +9,9 @@ alias next to its canonical); an undo puts back each one's latest vector from
 before the merge, found by scanning the log up to the merge -- undo is rare, and
 the log is the only place old vectors live (the port has no read-by-id).
 
+A changed document's `DocumentRetracted` removes the vectors of the entities its
+new text no longer yields.
+
 `model` restricts the projection to one embedding model: vectors of two models
 are not comparable, and a store has one dimension.
 """
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 from redstring.domain.vector import VectorRecord
 from redstring.events.base import decode
 from redstring.events.embedding import EntitiesEmbedded
+from redstring.events.ingest import DocumentRetracted
 from redstring.events.merge import EntitiesMerged, MergeUndone
 from redstring.projections.base import Projection, find_merge
 
@@ -36,7 +40,7 @@ class VectorProjection(Projection):
     """Keeps a `VectorStore` equal to the fold of the log (see the module docstring)."""
 
     handles: ClassVar[frozenset[str]] = frozenset(
-        cls.event_type for cls in (EntitiesEmbedded, EntitiesMerged, MergeUndone)
+        cls.event_type for cls in (EntitiesEmbedded, DocumentRetracted, EntitiesMerged, MergeUndone)
     )
 
     def __init__(
@@ -70,9 +74,11 @@ class VectorProjection(Projection):
         return self.model is None or event.model == self.model
 
     async def apply(self, recorded: RecordedEvent, event: DomainEvent) -> None:
-        if isinstance(event, EntitiesEmbedded | EntitiesMerged | MergeUndone):
+        if isinstance(event, EntitiesEmbedded | DocumentRetracted | EntitiesMerged | MergeUndone):
             self._touched.add(event.tenant_id)
-        if isinstance(event, EntitiesEmbedded):
+        if isinstance(event, DocumentRetracted):
+            await self.vectors.delete(event.removed_entity_ids, event.tenant_id)
+        elif isinstance(event, EntitiesEmbedded):
             if self._wanted(event):
                 await self.vectors.upsert(_records(event), event.tenant_id)
         elif isinstance(event, EntitiesMerged):
