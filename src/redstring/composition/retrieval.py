@@ -25,6 +25,14 @@ fused score are then ordered by their better component score (ADR 0009).
 
 Aliases are resolved on both channels before fusion: a merged-away id is never
 returned, its canonical entity is, once, at the better of the ranks it earned.
+
+**The chunk channel** (`passages=True`, with a `ChunkStore`): the query's BM25 hits
+among the tenant's chunks, mapped to the entities whose provenance points into them
+(`ChunkRecord.entity_ids`, aliases resolved). An entity ranks by the best chunk that
+names it; within one chunk, an entity whose name shares more of the query's terms
+comes first, then the chunk's own order. It is a third ranking for the same RRF, and
+it is off unless asked for: entity-only search answers exactly as before (ADR 0014).
+`passages` ranks by the chunk channel alone.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from redstring.domain.blocking import query_lexical_keys
+from redstring.domain.chunk import query_terms, terms
 from redstring.domain.exceptions import DimensionMismatchError, InvalidInputError
 from redstring.domain.fusion import order_ties_by_component, reciprocal_rank_fusion
 from redstring.domain.lexical import CANDIDATE_LIMIT, lexical_score, name_scores, shortlist_size
@@ -43,16 +52,27 @@ if TYPE_CHECKING:
 
     from redstring.domain.entity import Entity
     from redstring.domain.ids import EntityId, TenantId
+    from redstring.ports.chunk_store import ChunkStore
     from redstring.ports.embedding import EmbeddingProvider
     from redstring.ports.graph_store import GraphStore
     from redstring.ports.vector_store import VectorStore
+
+
+#: Chunks the chunk channel reads per query, at least (and at least `2 * k`): a chunk
+#: names several entities, so k chunks give more than k candidates, but the type
+#: filter applies after the mapping and may drop most of them.
+PASSAGE_FETCH = 20
 
 
 class Retriever:
     """Hybrid entity retrieval over one workspace's stores."""
 
     def __init__(
-        self, embeddings: EmbeddingProvider, vectors: VectorStore, graph: GraphStore
+        self,
+        embeddings: EmbeddingProvider,
+        vectors: VectorStore,
+        graph: GraphStore,
+        chunks: ChunkStore | None = None,
     ) -> None:
         """Refuses a provider and store of different dimensions now, before any text is
         embedded, rather than on the first query."""
@@ -63,6 +83,7 @@ class Retriever:
         self._embeddings = embeddings
         self._vectors = vectors
         self._graph = graph
+        self._chunks = chunks
 
     async def retrieve(
         self,
@@ -72,17 +93,16 @@ class Retriever:
         k: int = 10,
         entity_types: Sequence[str] | None = None,
         mode: RetrievalMode = RetrievalMode.HYBRID,
+        passages: bool = False,
     ) -> RetrievalResult:
         """The best `k` entities of `tenant_id` for `query`, best first.
 
         `entity_types=None` is no filter, `[]` matches nothing; the filter applies
-        inside each channel before `k`. Raises `InvalidInputError` (a `ValueError`)
-        for a blank query or a negative `k`.
+        inside each channel before `k`. `passages` adds the chunk channel to `mode`'s
+        (module docstring). Raises `InvalidInputError` (a `ValueError`) for a blank
+        query, a negative `k`, or `passages` without a chunk store.
         """
-        if not query.strip():
-            raise InvalidInputError("the query is blank")
-        if k < 0:
-            raise InvalidInputError(f"k must not be negative, got {k}")
+        self._check(query, k, passages=passages)
         if k == 0:
             return RetrievalResult(query=query)
 
@@ -102,14 +122,16 @@ class Retriever:
             semantic_ranking, semantic = await self._semantic(query, tenant_id, k, entity_types)
         else:
             lexical = await self._lexical(query, tenant_id, k, entity_types)
+        passage = await self._passages(query, tenant_id, k, entity_types) if passages else {}
 
         best = {entity_id: score for entity_id, (_, score) in lexical.items()}
         for entity_id, score in semantic.items():
             best[entity_id] = max(best.get(entity_id, 0.0), score)
         fused = order_ties_by_component(
-            reciprocal_rank_fusion([semantic_ranking, list(lexical)]), best
+            reciprocal_rank_fusion([list(passage), semantic_ranking, list(lexical)]), best
         )[:k]
         known = {entity_id: entity for entity_id, (entity, _) in lexical.items()}
+        known.update((entity_id, entity) for entity_id, (entity, _) in passage.items())
         missing = [entity_id for entity_id, _ in fused if entity_id not in known]
         if missing:
             for entity in await self._graph.get_entities(missing, tenant_id):
@@ -121,11 +143,73 @@ class Retriever:
                 score=score,
                 semantic=semantic.get(entity_id),
                 lexical=lexical[entity_id][1] if entity_id in lexical else None,
+                passage=passage[entity_id][1] if entity_id in passage else None,
             )
             for entity_id, score in fused
             if entity_id in known
         ]
         return RetrievalResult(query=query, matches=matches)
+
+    async def passages(
+        self,
+        query: str,
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        entity_types: Sequence[str] | None = None,
+    ) -> RetrievalResult:
+        """The best `k` entities by the chunk channel alone (module docstring)."""
+        self._check(query, k, passages=True)
+        if k == 0:
+            return RetrievalResult(query=query)
+        ranked = await self._passages(query, tenant_id, k, entity_types)
+        fused = reciprocal_rank_fusion([list(ranked)])
+        return RetrievalResult(
+            query=query,
+            matches=[
+                ScoredEntity(entity=ranked[entity_id][0], score=score, passage=ranked[entity_id][1])
+                for entity_id, score in fused
+            ],
+        )
+
+    def _check(self, query: str, k: int, *, passages: bool) -> None:
+        if not query.strip():
+            raise InvalidInputError("the query is blank")
+        if k < 0:
+            raise InvalidInputError(f"k must not be negative, got {k}")
+        if passages and self._chunks is None:
+            raise InvalidInputError(
+                "the chunk channel needs a chunk store; this retriever has none"
+            )
+
+    async def _passages(
+        self, query: str, tenant_id: TenantId, k: int, entity_types: Sequence[str] | None
+    ) -> dict[EntityId, tuple[Entity, float]]:
+        """Entities named by the query's best chunks, best first, type-filtered before
+        the cut to `k`, each with the BM25 score of its best chunk (module docstring)."""
+        assert self._chunks is not None  # _check
+        found = await self._chunks.search(query, tenant_id, k=max(PASSAGE_FETCH, 2 * k))
+        wanted_terms = set(query_terms(query))
+        keys: dict[EntityId, tuple[int, int, int]] = {}
+        scores: dict[EntityId, float] = {}
+        raw_ids = list(dict.fromkeys(e for match in found for e in match.chunk.entity_ids))
+        canonical = {raw: await self._graph.resolve(raw, tenant_id) for raw in raw_ids}
+        entities = {
+            e.id: e
+            for e in await self._graph.get_entities(list(set(canonical.values())), tenant_id)
+        }
+        for rank, match in enumerate(found):
+            for position, raw in enumerate(match.chunk.entity_ids):
+                entity = entities.get(canonical[raw])
+                if entity is None or entity.id in keys:
+                    continue
+                if entity_types is not None and entity.entity_type not in entity_types:
+                    continue
+                shared = len(wanted_terms.intersection(terms(entity.name)))
+                keys[entity.id] = (rank, -shared, position)
+                scores[entity.id] = match.score
+        ranked = sorted(keys, key=lambda entity_id: (keys[entity_id], str(entity_id)))[:k]
+        return {entity_id: (entities[entity_id], scores[entity_id]) for entity_id in ranked}
 
     async def _semantic(
         self, query: str, tenant_id: TenantId, k: int, entity_types: Sequence[str] | None

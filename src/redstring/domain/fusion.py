@@ -10,12 +10,16 @@ contribute the same -- is why `ScoredEntity` keeps the component scores.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from redstring.domain.ids import EntityId
+
+#: What is ranked: entity ids for entity retrieval, chunk ids for a context's chunks.
+Ranked = TypeVar("Ranked", bound=Hashable)
 
 #: The `k` in `1 / (k + rank)` (Cormack, Clarke & Buettcher, SIGIR 2009), where 60
 #: worked across runs without tuning. A constant, not a parameter: a value tuned
@@ -25,8 +29,8 @@ RRF_K = 60
 
 
 def reciprocal_rank_fusion(
-    rankings: Sequence[Sequence[EntityId]],
-) -> list[tuple[EntityId, float]]:
+    rankings: Sequence[Sequence[Ranked]],
+) -> list[tuple[Ranked, float]]:
     """Fuse best-first `rankings` into one list of `(id, score)`, best first.
 
     - Ranks are 1-based: the head of a ranking contributes `1 / (RRF_K + 1)`.
@@ -38,9 +42,9 @@ def reciprocal_rank_fusion(
     - Ties break by ascending id string (the `VectorStore.search` rule), which
       makes the order total: truncating through a tie is deterministic.
     """
-    totals: dict[EntityId, float] = {}
+    totals: dict[Ranked, float] = {}
     for ranking in rankings:
-        seen: set[EntityId] = set()
+        seen: set[Ranked] = set()
         for rank, entity_id in enumerate(ranking, start=1):
             if entity_id in seen:
                 continue

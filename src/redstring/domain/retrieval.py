@@ -15,6 +15,10 @@ and a number on the channel's own 0..1 scale when it did. "The lexical channel
 was off" and "the name did not match" call for different reactions, and
 keeping both component scores after fusion is what lets a caller see what
 fusion threw away (magnitude) -- the point of being hybrid.
+
+`passage` is the chunk channel's score: the BM25 score (`domain/chunk.py`, unbounded,
+higher better) of the best chunk that names the entity, or `None` when the chunk
+channel did not run or did not rank it.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ class ScoredEntity(BaseModel):
     semantic: float | None = Field(default=None, ge=0.0, le=1.0)
     #: `lexical_score` on 0..1, or `None` when the lexical channel did not rank it.
     lexical: float | None = Field(default=None, ge=0.0, le=1.0)
+    #: BM25 of the best chunk naming it, or `None` when the chunk channel did not rank it.
+    passage: float | None = Field(default=None, ge=0.0)
 
 
 class RetrievalResult(BaseModel):
