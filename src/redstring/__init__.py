@@ -9,19 +9,27 @@ What the library offers:
   suite per port (`redstring.testing`);
 - hybrid entity retrieval (`Retriever`): a semantic channel (embeddings and a
   vector store) and a lexical channel (name-lexicon candidates scored by
-  field-weighted Jaro-Winkler), fused by reciprocal rank fusion.
+  field-weighted Jaro-Winkler), fused by reciprocal rank fusion, with an opt-in
+  chunk channel (BM25 over the documents' chunks, `ChunkStore`);
+- a context answer (`ContextBuilder`): entities, the relationships among them and
+  the supporting chunks within a token budget, and `answer_question` on top of it.
 """
 
+from redstring.chunks.memory import InMemoryChunkStore
 from redstring.composition import (
     AUTO,
+    AnswerDraft,
     BuildProgress,
     ConsolidationReport,
     Consolidator,
+    ContextBuilder,
     GraphBuildReport,
+    GroundedAnswer,
     ImportReport,
     RecordMapping,
     Retriever,
     Workspace,
+    answer_question,
     build_graph,
     embed_entities,
     import_records,
@@ -34,6 +42,8 @@ from redstring.domain.blocking import (
     query_blocking_keys,
     soundex_key_for_name,
 )
+from redstring.domain.chunk import ChunkMatch, ChunkRecord
+from redstring.domain.context import ContextAnswer, ContextChunk, ContextEntity, MentionSpan
 from redstring.domain.entity import Entity
 from redstring.domain.exceptions import (
     ConcurrencyError,
@@ -71,14 +81,17 @@ from redstring.domain.usage import TokenUsage
 from redstring.domain.vector import VectorMatch, VectorRecord
 from redstring.embeddings.fake import FakeEmbeddingProvider
 from redstring.events import (
+    ChunksStored,
     ChunkStats,
     DocumentExtracted,
+    DocumentRetracted,
     DomainEvent,
     EmbeddedEntity,
     EntitiesEmbedded,
     EntitiesMerged,
     MergeUndone,
     RecordsImported,
+    StoredChunk,
 )
 from redstring.extraction.chunking import Chunk
 from redstring.extraction.extractor import (
@@ -98,8 +111,21 @@ from redstring.extraction.schemas import (
     TypeSpec,
 )
 from redstring.graph.memory import InMemoryGraphStore
-from redstring.ports import EmbeddingProvider, EventLog, GraphStore, LlmProvider, VectorStore
-from redstring.projections import CheckpointStore, GraphProjection, Projection, VectorProjection
+from redstring.ports import (
+    ChunkStore,
+    EmbeddingProvider,
+    EventLog,
+    GraphStore,
+    LlmProvider,
+    VectorStore,
+)
+from redstring.projections import (
+    CheckpointStore,
+    ChunkProjection,
+    GraphProjection,
+    Projection,
+    VectorProjection,
+)
 from redstring.vector.memory import InMemoryVectorStore
 
 __all__ = [
@@ -108,16 +134,27 @@ __all__ = [
     "PROPERTY_WEIGHT",
     "RRF_K",
     "Adjudicator",
+    "AnswerDraft",
     "BuildProgress",
     "CheckpointStore",
     "Chunk",
     "ChunkExtraction",
+    "ChunkMatch",
+    "ChunkProjection",
+    "ChunkRecord",
     "ChunkStats",
+    "ChunkStore",
+    "ChunksStored",
     "ConcurrencyError",
     "ConsolidationReport",
     "Consolidator",
+    "ContextAnswer",
+    "ContextBuilder",
+    "ContextChunk",
+    "ContextEntity",
     "DimensionMismatchError",
     "DocumentExtracted",
+    "DocumentRetracted",
     "DomainEvent",
     "DomainExample",
     "DomainSchema",
@@ -139,7 +176,9 @@ __all__ = [
     "GraphProjection",
     "GraphStore",
     "GreyPair",
+    "GroundedAnswer",
     "ImportReport",
+    "InMemoryChunkStore",
     "InMemoryGraphStore",
     "InMemoryVectorStore",
     "InvalidInputError",
@@ -149,6 +188,7 @@ __all__ = [
     "LlmExtractor",
     "LlmProvider",
     "MalformedOutputError",
+    "MentionSpan",
     "MergeUndone",
     "NewEvent",
     "NotFoundError",
@@ -168,6 +208,7 @@ __all__ = [
     "RetrievalResult",
     "Retriever",
     "ScoredEntity",
+    "StoredChunk",
     "TenantId",
     "TenantMismatchError",
     "TokenUsage",
@@ -179,6 +220,7 @@ __all__ = [
     "VectorStore",
     "Workspace",
     "WorkspaceError",
+    "answer_question",
     "blocking_keys",
     "build_graph",
     "derived_entity_id",

@@ -267,3 +267,69 @@ def test_consolidate_reports_field_kinds_and_takes_overrides(tmp_path: Path) -> 
     assert "Person" in report["models_trained"]
     again = redstring("consolidate", cwd=tmp_path)
     assert "model trained on this tenant's records" in again.stdout
+
+
+def test_search_context_prints_and_emits_passages_with_spans(workspace: Path) -> None:
+    assert redstring("ingest", "notes.md", cwd=workspace).returncode == 0
+    shown = redstring("search", "London", "--context", cwd=workspace)
+    assert shown.returncode == 0, shown.stderr
+    assert "[notes.md#0] chars 0-52" in shown.stdout
+    assert "Ada Lovelace worked with Charles Babbage in London." in shown.stdout
+    emitted = redstring("search", "London", "--context", "--json", cwd=workspace)
+    context = json.loads(emitted.stdout)
+    [chunk] = context["chunks"]
+    assert chunk["chunk_id"] == "notes.md#0"
+    assert {DOC[m["start"] : m["end"]] for m in chunk["mentions"]} == {
+        "Ada Lovelace",
+        "Charles Babbage",
+        "London",
+    }
+    assert context["entities"][0]["entity"]["name"] == "London"
+    assert context["tokens"] <= context["token_budget"]
+    refused = redstring("search", "London", "--context", "--hops", "3", cwd=workspace)
+    assert refused.returncode == 1
+    assert "hops" in refused.stderr
+
+
+def ask(question: str, answer: dict[str, object], cwd: Path) -> tuple[str, list[str]]:
+    """Run `redstring ask` against a local OpenAI-compatible server answering `answer`."""
+    with ChatServer(default=completion(json.dumps(answer))) as server:
+        env = {
+            "REDSTRING_LLM_BASE_URL": server.base_url,
+            "REDSTRING_LLM_MODEL": "test-model",
+            "REDSTRING_LLM_API_KEY": "test",
+        }
+        result = subprocess.run(
+            [sys.executable, "-m", "redstring.cli", "ask", question],
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            timeout=300,
+            env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **env},
+        )
+        assert result.returncode == 0, result.stderr
+        return result.stdout, [json.dumps(r) for r in server.requests]
+
+
+def test_ask_answers_from_the_workspace_and_cites_its_passages(workspace: Path) -> None:
+    assert redstring("ingest", "notes.md", cwd=workspace).returncode == 0
+    out, requests = ask(
+        "Where did Ada Lovelace work?",
+        {"answerable": True, "answer": "In London.", "citations": ["notes.md#0"]},
+        workspace,
+    )
+    assert "In London." in out
+    assert "sources: notes.md#0" in out
+    [request] = requests
+    assert "[notes.md#0] Ada Lovelace worked with Charles Babbage in London." in request
+
+
+def test_ask_says_so_when_the_workspace_does_not_hold_the_answer(workspace: Path) -> None:
+    assert redstring("ingest", "notes.md", cwd=workspace).returncode == 0
+    out, _ = ask(
+        "Where did Ada Lovelace work?",
+        {"answerable": True, "answer": "In Paris.", "citations": []},
+        workspace,
+    )
+    assert "does not hold the answer" in out
+    assert "Paris" not in out

@@ -52,3 +52,9 @@ def test_the_retrieval_how_to_example_runs() -> None:
 
 def test_the_consolidation_how_to_example_runs() -> None:
     assert run_how_to("consolidate.md") == "1 merge; 2 entities\nafter undo: 3 entities\n"
+
+
+def test_the_context_how_to_example_runs() -> None:
+    assert run_how_to("retrieve-context.md") == (
+        "['babbage.md#0', 'ada.md#0']\nCharles Babbage. ['babbage.md#0']\n"
+    )

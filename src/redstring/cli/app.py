@@ -28,8 +28,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from redstring.composition.answer import answer_question
 from redstring.composition.build_graph import DEFAULT_BATCH, build_graphs
 from redstring.composition.consolidation import ConsolidationReport, Consolidator
+from redstring.composition.context import (
+    DEFAULT_TOKEN_BUDGET,
+    ContextBuilder,
+    render_relationship,
+)
 from redstring.composition.records import RecordMapping, import_records
 from redstring.composition.retrieval import Retriever
 from redstring.composition.workspace import DEFAULT_PATH, Workspace
@@ -80,6 +86,12 @@ class FileProblem(Exception):
 DbOption = Annotated[Path, typer.Option("--db", help="Workspace file.", envvar="REDSTRING_DB")]
 TenantOption = Annotated[str, typer.Option("--tenant", "-t", help="Tenant name.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+HopsOption = Annotated[
+    int, typer.Option("--hops", help="Relationship steps from the retrieved entities (0-2).")
+]
+BudgetOption = Annotated[
+    int, typer.Option("--budget", help="Estimated tokens the context may take.")
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -410,16 +422,74 @@ def search(
     entity_type: Annotated[
         list[str] | None, typer.Option("--type", help="Only these entity types (repeatable).")
     ] = None,
+    context: Annotated[
+        bool,
+        typer.Option(
+            "--context",
+            help="Entities with the chunk channel fused in, their neighbours, the "
+            "relationships among them and supporting passages, within --budget tokens.",
+        ),
+    ] = False,
+    hops: HopsOption = 1,
+    budget: BudgetOption = DEFAULT_TOKEN_BUDGET,
     as_json: JsonOption = False,
 ) -> None:
     """Ranked entities for a free-text query, with each channel's score."""
     with open_workspace(db) as workspace:
         tenant_id = workspace.tenant(tenant)
-        result = run(_search(workspace, tenant_id, query, mode, k, entity_type))
+        if context:
+            answer = run(_context(workspace, tenant_id, query, mode, k, entity_type, hops, budget))
+        else:
+            result = run(_search(workspace, tenant_id, query, mode, k, entity_type))
+    if context:
+        if as_json:
+            console.print_json(answer.model_dump_json())
+        else:
+            _print_context(answer)
+        return
     if as_json:
         console.print_json(result.model_dump_json())
         return
     _print_matches(result.query, result.matches)
+
+
+@app.command()
+@reports_errors
+def ask(
+    question: Annotated[str, typer.Argument(help="A question about the workspace.")],
+    db: DbOption = Path(DEFAULT_PATH),
+    tenant: TenantOption = "default",
+    mode: Annotated[RetrievalMode, typer.Option(help="Entity channels to run.")] = (
+        RetrievalMode.HYBRID
+    ),
+    k: Annotated[int, typer.Option("--k", "-k", help="Entities retrieved.")] = 10,
+    hops: HopsOption = 1,
+    budget: BudgetOption = DEFAULT_TOKEN_BUDGET,
+    as_json: JsonOption = False,
+) -> None:
+    """Answer a question from the workspace with the configured LLM, citing passages.
+
+    The answer comes from `search --context`'s context only; a question it does not
+    answer gets "the workspace does not hold the answer" (REDSTRING_LLM_* configure
+    the endpoint; see docs/how-to/configure-llm.md).
+    """
+    llm = make_llm()
+    with open_workspace(db) as workspace:
+        tenant_id = workspace.tenant(tenant)
+
+        async def go() -> Any:
+            found = await _context(workspace, tenant_id, question, mode, k, None, hops, budget)
+            return await answer_question(question, found, llm)
+
+        answer = run(go())
+    if as_json:
+        console.print_json(answer.model_dump_json())
+        return
+    console.print(answer.answer)
+    if answer.citations:
+        console.print("sources: " + ", ".join(answer.citations))
+    if answer.reason:
+        console.print(f"({answer.reason})")
 
 
 async def _search(
@@ -437,6 +507,55 @@ async def _search(
     return await retriever.retrieve(query, tenant_id, k=k, entity_types=entity_types, mode=mode)
 
 
+async def _context(
+    workspace: Workspace,
+    tenant_id: TenantId,
+    query: str,
+    mode: RetrievalMode,
+    k: int,
+    entity_types: list[str] | None,
+    hops: int,
+    budget: int,
+) -> Any:
+    embeddings = workspace_embedder(workspace)
+    if embeddings is None and mode is not RetrievalMode.LEXICAL:
+        raise InvalidInputError("this workspace has no embedding model; use --mode lexical")
+    builder = ContextBuilder(_retriever(workspace, embeddings), workspace.graph, workspace.chunks)
+    return await builder.context(
+        query,
+        tenant_id,
+        k=k,
+        mode=mode,
+        entity_types=entity_types,
+        hops=hops,
+        token_budget=budget,
+    )
+
+
+def _print_context(answer: Any) -> None:
+    table = Table(title=f"context: {answer.query!r}")
+    for column in ("#", "entity", "type", "hops", "fused"):
+        table.add_column(column, justify="right" if column in ("#", "hops", "fused") else "left")
+    for rank, item in enumerate(answer.entities, start=1):
+        score = "-" if item.score is None else f"{item.score:.4f}"
+        table.add_row(str(rank), item.entity.name, item.entity.entity_type, str(item.hops), score)
+    console.print(table)
+    names = {item.entity.id: item.entity.name for item in answer.entities}
+    if answer.relationships:
+        console.print("relationships:")
+        for edge in answer.relationships:
+            console.print(f"  {render_relationship(edge, names)}", markup=False)
+    for chunk in answer.chunks:
+        console.print(
+            f"[{chunk.chunk_id}] chars {chunk.start}-{chunk.end}, "
+            f"{len(chunk.mentions)} mention(s):",
+            markup=False,
+        )
+        console.print(f"  {chunk.text.strip()}", markup=False)
+    flag = ", truncated" if answer.truncated else ""
+    console.print(f"~{answer.tokens} of {answer.token_budget} tokens{flag}")
+
+
 def _retriever(workspace: Workspace, embeddings: EmbeddingProvider | None) -> Retriever:
     """A retriever over the workspace; without a model, one fit for lexical mode only."""
     if embeddings is None:
@@ -444,7 +563,12 @@ def _retriever(workspace: Workspace, embeddings: EmbeddingProvider | None) -> Re
 
         # Lexical mode never embeds; the provider only satisfies the constructor.
         embeddings = FakeEmbeddingProvider(dimension=workspace.vectors.dimension)
-    return Retriever(embeddings=embeddings, vectors=workspace.vectors, graph=workspace.graph)
+    return Retriever(
+        embeddings=embeddings,
+        vectors=workspace.vectors,
+        graph=workspace.graph,
+        chunks=workspace.chunks,
+    )
 
 
 def _print_matches(query: str, matches: list[Any]) -> None:

@@ -11,13 +11,16 @@ layer may hold together. Each says what it composes:
 - `consolidation` composes the resolution engine (`consolidation`, optionally an
   LLM adjudicator) with the workspace's stores and log: the engine may import
   only ports and the domain, so it cannot append or project its merges.
-- `retrieval` composes `EmbeddingProvider` + `VectorStore` + `GraphStore`:
-  `vector` and `graph` may not import each other, and neither may import
-  `embeddings`.
+- `retrieval` composes `EmbeddingProvider` + `VectorStore` + `GraphStore` (+ an
+  optional `ChunkStore`): `vector`, `graph` and `chunks` may not import each
+  other, and none may import `embeddings`.
+- `context` composes a `Retriever` with the graph and chunk stores into a context
+  answer; `answer` puts an `LlmProvider` on top of one.
 """
 
 from __future__ import annotations
 
+from redstring.composition.answer import AnswerDraft, GroundedAnswer, answer_question
 from redstring.composition.build_graph import (
     AUTO,
     BuildProgress,
@@ -26,20 +29,25 @@ from redstring.composition.build_graph import (
     embed_entities,
 )
 from redstring.composition.consolidation import ConsolidationReport, Consolidator
+from redstring.composition.context import ContextBuilder
 from redstring.composition.records import ImportReport, RecordMapping, import_records
 from redstring.composition.retrieval import Retriever
 from redstring.composition.workspace import Workspace
 
 __all__ = [
     "AUTO",
+    "AnswerDraft",
     "BuildProgress",
     "ConsolidationReport",
     "Consolidator",
+    "ContextBuilder",
     "GraphBuildReport",
+    "GroundedAnswer",
     "ImportReport",
     "RecordMapping",
     "Retriever",
     "Workspace",
+    "answer_question",
     "build_graph",
     "embed_entities",
     "import_records",

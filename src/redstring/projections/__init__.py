@@ -6,12 +6,14 @@ from redstring.projections.checkpoints import (
     InMemoryCheckpointStore,
     SqliteCheckpointStore,
 )
+from redstring.projections.chunks import ChunkProjection
 from redstring.projections.graph import GraphProjection
 from redstring.projections.replay import replay, tenants_in_log
 from redstring.projections.vector import VectorProjection
 
 __all__ = [
     "CheckpointStore",
+    "ChunkProjection",
     "GraphProjection",
     "InMemoryCheckpointStore",
     "Projection",
