@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, TypeVar
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from redstring.domain.ids import EntityId
 
 #: What is ranked: entity ids for entity retrieval, chunk ids for a context's chunks.
 Ranked = TypeVar("Ranked", bound=Hashable)
@@ -54,8 +53,8 @@ def reciprocal_rank_fusion(
 
 
 def order_ties_by_component(
-    fused: Sequence[tuple[EntityId, float]], component: Mapping[EntityId, float]
-) -> list[tuple[EntityId, float]]:
+    fused: Sequence[tuple[Ranked, float]], component: Mapping[Ranked, float]
+) -> list[tuple[Ranked, float]]:
     """`fused` with each run of equal fused scores reordered by the entity's best
     component score (highest first), then by id string. Scores are untouched.
 

@@ -217,3 +217,26 @@ async def test_ask_calls_no_model_when_no_chunk_matched(world: World) -> None:
     assert not answer.answered
     with pytest.raises(InvalidInputError):
         await answer_question(" ", empty, FakeLlmProvider([]))
+
+
+async def test_chunk_support_comes_from_the_entity_channels_so_bm25_counts_once() -> None:
+    """ "y" holds most of the query's words, "x" the entity the query names. BM25 puts y
+    first and the entity channels put x first: fused once each, x wins. Seeding the
+    support ranking with the chunk channel on brings y's entities in through BM25 a
+    second time, and y wins the tie. Catches: support taken from the context's seeds."""
+    made = World()
+    filler = [(f"f{i}", f"Nothing to see in Paris number {i}.") for i in range(4)]
+    await build_graphs(
+        [
+            ("x", "Grace Hopper retired."),
+            ("y", "Compiler design work in Boston: compiler design work, compiler design."),
+            *filler,
+        ],
+        workspace=made.workspace,
+        tenant_id=made.tenant,
+    )
+    query = "Grace Hopper compiler design work"
+    [first, *_] = await made.workspace.chunks.search(query, made.tenant)
+    assert first.chunk.chunk_id == "y#0"
+    context = await made.builder.context(query, made.tenant, mode=RetrievalMode.LEXICAL, hops=0)
+    assert [c.chunk_id for c in context.chunks][:2] == ["x#0", "y#0"]
