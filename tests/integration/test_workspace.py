@@ -60,7 +60,8 @@ async def test_sqlite_projections_equal_the_oracle_and_survive_reopen(tmp_path: 
 async def test_runs_of_merges_folded_at_once_equal_the_oracle(tmp_path: Path, seed: int) -> None:
     """One catch-up after the whole log: consecutive merges of a tenant (some folding
     an earlier merge's canonical away, or into it, or undone later) are written as
-    one run. Catches a net effect that differs from folding them one by one."""
+    one run, in the graph and in the vectors. Catches a net effect that differs from
+    folding them one by one."""
     scenario = Scenario.generate(seed, 120)
     events = [e for a in scenario.appends for e in a.events]
     chained = [
@@ -79,6 +80,7 @@ async def test_runs_of_merges_folded_at_once_equal_the_oracle(tmp_path: Path, se
             )
         await ws.catch_up()
         assert await store_graph_state(ws.graph, scenario.oracle) == scenario.oracle.graph_state()
+        assert await vector_mismatches(ws.vectors, scenario.oracle) == []
 
 
 async def test_a_batch_merging_an_earlier_canonical_of_the_batch_folds_like_one_by_one(

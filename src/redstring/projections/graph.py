@@ -24,9 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from redstring.domain.entity import Entity
-from redstring.domain.exceptions import ProjectionError, RedstringError
 from redstring.domain.relationship import Relationship
-from redstring.events.base import decode
 from redstring.events.ingest import DocumentExtracted, DocumentRetracted, RecordsImported
 from redstring.events.merge import EntitiesMerged, MergeUndone, redirect_relationships
 from redstring.projections.base import Projection, find_merge, find_superseded
@@ -96,36 +94,8 @@ class GraphProjection(Projection):
             await self._undo(merge)
 
     async def _fold_batch(self, batch: Sequence[RecordedEvent]) -> None:
-        """Consecutive merges of one tenant are folded as one (`_merge_run`): a
-        consolidation appends them by the hundred, and one write per kind instead of
-        five per merge is most of its cost. Everything else folds one by one."""
-        run: list[tuple[RecordedEvent, EntitiesMerged]] = []
-        for recorded in batch:
-            if recorded.event_type not in self.handles:
-                continue
-            if recorded.event_type == EntitiesMerged.event_type:
-                try:
-                    event = decode(recorded)
-                except RedstringError as exc:
-                    raise ProjectionError(self.name, recorded.position, str(exc)) from exc
-                if isinstance(event, EntitiesMerged):
-                    if run and run[0][1].tenant_id != event.tenant_id:
-                        await self._fold_run(run)
-                        run = []
-                    run.append((recorded, event))
-                    continue
-            await self._fold_run(run)
-            run = []
-            await self._fold(recorded)
-        await self._fold_run(run)
-
-    async def _fold_run(self, run: Sequence[tuple[RecordedEvent, EntitiesMerged]]) -> None:
-        if not run:
-            return
-        try:
-            await self._merge_run([event for _, event in run])
-        except RedstringError as exc:
-            raise ProjectionError(self.name, run[0][0].position, str(exc)) from exc
+        """Consecutive merges of one tenant are folded as one (`_merge_run`)."""
+        await self._fold_merge_runs(batch, self._merge_run)
 
     async def _merge_run(self, merges: Sequence[EntitiesMerged]) -> None:
         """The net effect of folding `merges` (one tenant) in order with `_merge`,

@@ -62,6 +62,9 @@ OperationalError = cast("type[sqlite3.OperationalError]", driver.OperationalErro
 
 _savepoint_names = itertools.count(1)
 
+#: Page cache per connection, in MiB (an upper bound: pages are allocated as used).
+CACHE_MIB = 64
+
 
 def open_connection(path: str | Path, *, load_vec: bool = True) -> Connection:
     """Open `path` (or `":memory:"`) configured the way every redstring adapter expects.
@@ -73,6 +76,10 @@ def open_connection(path: str | Path, *, load_vec: bool = True) -> Connection:
     - `synchronous=FULL`: the event log is the source of truth, so a commit is
       synced before `append` returns, surviving power loss as well as a crash.
     - foreign keys on; a busy timeout so concurrent writers queue instead of failing.
+    - a page cache of `CACHE_MIB` rather than SQLite's 2 MiB: a vec0 row lives in
+      a chunk of ~1.5 MB, and a transaction deleting thousands of them (a
+      consolidation's merges) re-read and re-wrote spilled pages, 0.78 ms per row
+      against 0.06 ms with 64 MiB (10k vectors).
     - sqlite-vec loaded (skip with `load_vec=False`), then extension loading is
       switched off again so SQL text can never load a library.
     """
@@ -82,6 +89,7 @@ def open_connection(path: str | Path, *, load_vec: bool = True) -> Connection:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute(f"PRAGMA cache_size = -{CACHE_MIB * 1024}")
         if load_vec:
             conn.enable_load_extension(True)
             try:
