@@ -215,7 +215,7 @@ async def build_graphs(
     reports: list[GraphBuildReport] = []
     # Names embedded earlier in this build: ids are per document, names recur across
     # them ("United States"), and a name's vector does not depend on the document.
-    cache = _VectorCache()
+    cache = VectorCache()
     # A pipeline: batch N is embedded (the model call, on its own thread for a local
     # model) while batch N-1 commits and batch N+1 is extracted; one embedding call
     # at a time, so the name cache sees every earlier batch's names.
@@ -270,7 +270,7 @@ async def _batch_vectors(
     tenant_id: TenantId,
     built: Sequence[_Extracted],
     embeddings: EmbeddingProvider | None,
-    cache: _VectorCache,
+    cache: VectorCache,
 ) -> EntitiesEmbedded | None:
     """The batch's one `EntitiesEmbedded` event; None without a model or entities."""
     unique = {e.id: e for doc in built for e in doc.entities}
@@ -425,7 +425,7 @@ def _retraction(previous: RecordedEvent, entities: Sequence[Entity]) -> Document
 MAX_CACHED_NAMES = 10_000
 
 
-class _VectorCache:
+class VectorCache:
     """Vectors by name for one build, bounded: past the bound new names are not kept."""
 
     def __init__(self, limit: int = MAX_CACHED_NAMES) -> None:
@@ -446,14 +446,17 @@ async def embed_entities(
     tenant_id: TenantId,
     entities: Sequence[Entity],
     embeddings: EmbeddingProvider,
+    known: VectorCache | None = None,
 ) -> int:
     """Embed `entities` by name, append one `EntitiesEmbedded` event, project it.
 
     The vectors go into the log, not just the store, so `replay` rebuilds the
     vector store without calling the model again. Each distinct name is embedded
-    once: ids are per document, so a batch names "United States" many times.
+    once: ids are per document, so a batch names "United States" many times; pass
+    `known` to share that across calls (the batches of one import).
     """
-    event = await _vectors_event(workspace, tenant_id, entities, embeddings, _VectorCache(limit=0))
+    known = VectorCache(limit=0) if known is None else known
+    event = await _vectors_event(workspace, tenant_id, entities, embeddings, known)
     await _append_vectors(workspace, event)
     await workspace.catch_up()
     return len(event.vectors)
@@ -464,7 +467,7 @@ async def _vectors_event(
     tenant_id: TenantId,
     entities: Sequence[Entity],
     embeddings: EmbeddingProvider,
-    known: _VectorCache,
+    known: VectorCache,
 ) -> EntitiesEmbedded:
     """The `EntitiesEmbedded` event for `entities`, each distinct name embedded once."""
     if embeddings.dimension != workspace.vectors.dimension:

@@ -182,13 +182,15 @@ async def import_records(
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
     """Append `RecordsImported` events for `records` in batches, project, and embed."""
-    from redstring.composition.build_graph import embed_entities
+    from redstring.composition.build_graph import VectorCache, embed_entities
 
     mapping = mapping.for_columns(columns_of(records)) if records else mapping
     report = ImportReport(
         source_id=source_id, records=len(records), name_source=mapping.name_source
     )
     stream = records_stream(tenant_id, source_id)
+    # Records repeat names (duplicates are why they are consolidated): embed each once.
+    known = VectorCache()
     for start in range(0, len(records), BATCH):
         batch = []
         for row, record in enumerate(records[start : start + BATCH], start=start + 1):
@@ -214,7 +216,9 @@ async def import_records(
             await workspace.catch_up()
             report.entities += len(batch)
             if embeddings is not None:
-                report.embedded += await embed_entities(workspace, tenant_id, batch, embeddings)
+                report.embedded += await embed_entities(
+                    workspace, tenant_id, batch, embeddings, known
+                )
         if progress is not None:
             progress(min(start + BATCH, len(records)), len(records))
     return report

@@ -8,6 +8,7 @@ from uuid import uuid4
 
 import pytest
 
+from redstring.composition import records
 from redstring.composition.records import RecordMapping, import_records, name_columns
 from redstring.composition.workspace import Workspace
 from redstring.domain.exceptions import InvalidInputError
@@ -15,6 +16,8 @@ from redstring.domain.ids import TenantId
 from redstring.embeddings.fake import FakeEmbeddingProvider
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pydantic import JsonValue
 
 ROWS = [
@@ -123,3 +126,34 @@ async def test_split_name_parts_make_the_name_and_stay_properties() -> None:
     entities = await workspace.graph.list_entities(tenant)
     assert sorted(e.name for e in entities) == ["Ada Lovelace", "Charles B. Babbage"]
     assert all("family_name" in e.properties for e in entities)
+
+
+async def test_a_name_repeated_across_batches_is_embedded_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Duplicates are why records get consolidated; the model sees each name once."""
+    monkeypatch.setattr(records, "BATCH", 2)
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    provider = FakeEmbeddingProvider(dimension=384)
+    embedded: list[str] = []
+    real = provider.embed
+
+    async def counting(texts: Sequence[str]) -> list[list[float]]:
+        embedded.extend(texts)
+        return await real(texts)
+
+    monkeypatch.setattr(provider, "embed", counting)
+    rows: list[dict[str, JsonValue]] = [
+        {"id": str(n), "name": name} for n, name in enumerate(["Ada", "Bob", "Ada", "Cy", "Bob"])
+    ]
+    report = await import_records(
+        rows,
+        workspace=workspace,
+        tenant_id=tenant,
+        source_id="people.csv",
+        mapping=RecordMapping(entity_type="person", id_field="id"),
+        observed_at=NOW,
+        embeddings=provider,
+    )
+    assert report.embedded == 5
+    assert sorted(embedded) == ["Ada", "Bob", "Cy"]
