@@ -446,16 +446,24 @@ async def embed_entities(
     tenant_id: TenantId,
     entities: Sequence[Entity],
     embeddings: EmbeddingProvider,
-    known: VectorCache | None = None,
 ) -> int:
     """Embed `entities` by name, append one `EntitiesEmbedded` event, project it.
 
     The vectors go into the log, not just the store, so `replay` rebuilds the
     vector store without calling the model again. Each distinct name is embedded
-    once: ids are per document, so a batch names "United States" many times; pass
-    `known` to share that across calls (the batches of one import).
+    once: ids are per document, so a batch names "United States" many times.
     """
-    known = VectorCache(limit=0) if known is None else known
+    return await embed_known(workspace, tenant_id, entities, embeddings, VectorCache(limit=0))
+
+
+async def embed_known(
+    workspace: Workspace,
+    tenant_id: TenantId,
+    entities: Sequence[Entity],
+    embeddings: EmbeddingProvider,
+    known: VectorCache,
+) -> int:
+    """`embed_entities`, reusing and filling `known`: the batches of one import share it."""
     event = await _vectors_event(workspace, tenant_id, entities, embeddings, known)
     await _append_vectors(workspace, event)
     await workspace.catch_up()

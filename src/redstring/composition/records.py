@@ -182,7 +182,7 @@ async def import_records(
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
     """Append `RecordsImported` events for `records` in batches, project, and embed."""
-    from redstring.composition.build_graph import VectorCache, embed_entities
+    from redstring.composition.build_graph import VectorCache, embed_known
 
     mapping = mapping.for_columns(columns_of(records)) if records else mapping
     report = ImportReport(
@@ -216,9 +216,7 @@ async def import_records(
             await workspace.catch_up()
             report.entities += len(batch)
             if embeddings is not None:
-                report.embedded += await embed_entities(
-                    workspace, tenant_id, batch, embeddings, known
-                )
+                report.embedded += await embed_known(workspace, tenant_id, batch, embeddings, known)
         if progress is not None:
             progress(min(start + BATCH, len(records)), len(records))
     return report
