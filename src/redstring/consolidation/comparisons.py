@@ -128,10 +128,10 @@ def _raw(entity: Entity, source: str) -> str:
     return str(value).strip()
 
 
-def _date_value(entity: Entity, spec: FieldSpec) -> int | None:
-    if len(spec.sources) == 3:
+def _date_value(raws: tuple[str, ...], kind: FieldKind) -> int | None:
+    if len(raws) == 3:
         try:
-            day, month, year = (int(float(_raw(entity, s) or "nan")) for s in spec.sources)
+            day, month, year = (int(float(raw or "nan")) for raw in raws)
         except ValueError:
             return None
         if not 1 <= year <= 2200:
@@ -139,8 +139,8 @@ def _date_value(entity: Entity, spec: FieldSpec) -> int | None:
         month = month if 1 <= month <= 12 else 0
         day = day if 1 <= day <= 31 and month else 0
         return year * 10000 + month * 100 + day
-    raw = _raw(entity, spec.sources[0])
-    if spec.kind is FieldKind.YEAR:
+    raw = raws[0]
+    if kind is FieldKind.YEAR:
         try:
             year = int(float(raw))
         except ValueError:
@@ -149,13 +149,28 @@ def _date_value(entity: Entity, spec: FieldSpec) -> int | None:
     return parse_date(raw)
 
 
-def _normalise(entity: Entity, spec: FieldSpec) -> tuple[str, str]:
-    """(exact text, coarser text) for one entity's field; ("", "") when missing."""
-    kind = spec.kind
+def _normalised(entities: Sequence[Entity], spec: FieldSpec) -> list[tuple[str, str]]:
+    """`_normalise` of each entity's field. Values repeat (towns, given names, the
+    duplicates themselves), so each distinct raw value is normalised once."""
+    dated = spec.kind in (FieldKind.DATE, FieldKind.YEAR)
+    sources = spec.sources if dated else spec.sources[:1]
+    memo: dict[tuple[str, ...], tuple[str, str]] = {}
+    out = []
+    for entity in entities:
+        raws = tuple(_raw(entity, source) for source in sources)
+        found = memo.get(raws)
+        if found is None:
+            found = memo[raws] = _normalise(raws, spec.kind)
+        out.append(found)
+    return out
+
+
+def _normalise(raws: tuple[str, ...], kind: FieldKind) -> tuple[str, str]:
+    """(exact text, coarser text) for one field's raw value(s); ("", "") when missing."""
     if kind in (FieldKind.DATE, FieldKind.YEAR):
-        value = _date_value(entity, spec)
+        value = _date_value(raws, kind)
         return ("", "") if value is None else (str(value), str(value))
-    raw = _raw(entity, spec.sources[0])
+    raw = raws[0]
     if not raw:
         return "", ""
     if kind in (FieldKind.IDENTIFIER,):
@@ -249,7 +264,7 @@ def build_columns(entities: Sequence[Entity], specs: Sequence[FieldSpec]) -> lis
         if spec.kind is FieldKind.LIST:
             columns.append(_list_column(entities, spec))
             continue
-        pairs = [_normalise(e, spec) for e in entities]
+        pairs = _normalised(entities, spec)
         text = np.asarray([p[0] for p in pairs], dtype=object)
         codes, frequency = _factorise([p[0] for p in pairs])
         alt, _ = _factorise([p[1] for p in pairs])
