@@ -60,8 +60,11 @@ _SCHEMA = (
         key TEXT NOT NULL,
         entity_id TEXT NOT NULL,
         PRIMARY KEY (tenant_id, key, entity_id)
-    )""",
+    ) WITHOUT ROWID""",
     # The primary key serves `(tenant_id, key)` lookups; this one serves unfiling.
+    # Small rows in one clustered tree rather than a table plus its key index: a
+    # consolidation unfiles the keys of every merged entity, and deleting 45k
+    # entities' keys and lexicon rows took 10.1 s with row ids, 5.4 s without.
     """CREATE INDEX IF NOT EXISTS graph_blocking_keys_entity
         ON graph_blocking_keys (tenant_id, entity_id)""",
     """CREATE TABLE IF NOT EXISTS graph_aliases (
@@ -69,7 +72,7 @@ _SCHEMA = (
         alias_id TEXT NOT NULL,
         canonical_id TEXT NOT NULL,
         PRIMARY KEY (tenant_id, alias_id)
-    )""",
+    ) WITHOUT ROWID""",
     # The lexical channel's candidate source (`lexical_candidates`): names kept apart
     # from the JSON body so a block is screened without parsing one entity.
     # One row per (key, entity) carrying the entity's type and names: a block is one
