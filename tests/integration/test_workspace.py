@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from uuid import uuid4
 
 import pytest
@@ -296,3 +296,56 @@ async def test_an_atomic_block_that_fails_commits_none_of_its_appends(tmp_path: 
         assert await store_graph_state(reopened.graph, scenario.oracle) == (
             scenario.oracle.graph_state()
         )
+
+
+async def test_an_append_rolled_back_is_not_folded_from_memory(tmp_path: Path) -> None:
+    """Live projections fold the events this process appended without decoding them
+    again; a rolled-back append's stream version is then taken by another writer's
+    event, and the next catch-up must fold that one, not the rolled-back event."""
+    tenant = TenantId(uuid4())
+
+    def imported(name: str) -> RecordsImported:
+        entity = make_entity(tenant_id=tenant, name=name)
+        return RecordsImported(tenant_id=tenant, source_id="s", entities=[entity])
+
+    async def abandoned(ws: Workspace) -> None:
+        with ws.atomic():
+            await ws.append("records:s", [imported("Rolled Back")], expected_version=0)
+            raise RuntimeError("abandon the transaction")
+
+    with (
+        Workspace.open(tmp_path / "ws.db", dimension=DIMENSION) as ws,
+        Workspace.open(tmp_path / "ws.db") as other,
+    ):
+        with pytest.raises(RuntimeError, match="abandon"):
+            await abandoned(ws)
+        await other.append("records:s", [imported("Kept")], expected_version=0)
+        await ws.catch_up()
+        assert [e.name for e in await ws.graph.list_entities(tenant)] == ["Kept"]
+
+
+async def test_live_projections_do_not_decode_what_this_process_appended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Decoding re-validates every entity of an event once per projection; an event
+    appended here is folded from the typed object it was built as."""
+    from redstring.projections import base
+
+    decoded: list[str] = []
+    real = base.decode
+
+    def counting(recorded: Any, tenant_id: Any = None) -> Any:
+        decoded.append(recorded.event_type)
+        return real(recorded, tenant_id)
+
+    monkeypatch.setattr(base, "decode", counting)
+    tenant = TenantId(uuid4())
+    entity = make_entity(tenant_id=tenant, name="Ada")
+    with Workspace.open(tmp_path / "ws.db", dimension=DIMENSION) as ws:
+        event = RecordsImported(tenant_id=tenant, source_id="s", entities=[entity])
+        await ws.append("records:s", [event], expected_version=0)
+        await ws.catch_up()
+        assert decoded == []
+        assert [e.name for e in await ws.graph.list_entities(tenant)] == ["Ada"]
+        await ws.replay()
+        assert decoded == ["RecordsImported"]

@@ -12,7 +12,7 @@ what lets a projection commit store writes and its checkpoint together.
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +26,7 @@ from redstring.eventlog.memory import InMemoryEventLog
 from redstring.eventlog.sqlite import SqliteEventLog
 from redstring.graph.memory import InMemoryGraphStore
 from redstring.graph.sqlite import SqliteGraphStore
+from redstring.projections.base import FreshEvents
 from redstring.projections.checkpoints import InMemoryCheckpointStore, SqliteCheckpointStore
 from redstring.projections.chunks import ChunkProjection
 from redstring.projections.graph import GraphProjection
@@ -41,7 +42,7 @@ from redstring.vector.memory import InMemoryVectorStore
 from redstring.vector.sqlite import SqliteVectorStore
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
     from types import TracebackType
 
     from redstring.domain.ids import TenantId
@@ -83,12 +84,24 @@ class Workspace:
     _conn: Connection | None = field(default=None, repr=False)
     #: Settings of a memory workspace (a file keeps them in `redstring_meta`).
     _settings: dict[str, str] = field(default_factory=dict, repr=False)
+    #: Events appended here and not yet folded by every projection (`FreshEvents`).
+    _fresh: FreshEvents = field(default_factory=FreshEvents, repr=False)
 
-    def atomic(self) -> AbstractContextManager[object]:
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
         """Everything written inside commits together or not at all (one SQLite
         transaction, one sync to disk instead of one per append). A memory workspace
         has nothing to commit."""
-        return nullcontext() if self._conn is None else transaction(self._conn)
+        if self._conn is None:
+            yield
+            return
+        try:
+            with transaction(self._conn):
+                yield
+        except BaseException:
+            # Rolled back: the versions of its appends will name other events.
+            self._fresh.clear()
+            raise
 
     def setting(self, key: str) -> str | None:
         """A workspace-wide setting (e.g. the embedding model it was built with)."""
@@ -203,17 +216,21 @@ class Workspace:
         path: Path | None,
         conn: Connection | None,
     ) -> Workspace:
+        fresh = FreshEvents()
         return cls(
             log=log,
             graph=graph,
             vectors=vectors,
             checkpoints=checkpoints,
-            graph_projection=GraphProjection(graph, log, checkpoints),
-            vector_projection=VectorProjection(vectors, log, checkpoints, model=embedding_model),
+            graph_projection=GraphProjection(graph, log, checkpoints, fresh=fresh),
+            vector_projection=VectorProjection(
+                vectors, log, checkpoints, model=embedding_model, fresh=fresh
+            ),
             chunks=chunks,
             chunk_projection=ChunkProjection(chunks, log, checkpoints),
             path=path,
             _conn=conn,
+            _fresh=fresh,
         )
 
     @property
@@ -229,17 +246,22 @@ class Workspace:
             raise InvalidInputError(f"one append must belong to one tenant, got {len(tenants)}")
         if not tenants:
             raise InvalidInputError("an append needs at least one event (it names the tenant)")
-        return await self.log.append(
+        version = await self.log.append(
             stream_id,
             [event.to_new_event() for event in events],
             tenant_id=tenants.pop(),
             expected_version=expected_version,
         )
+        self._fresh.add(stream_id, expected_version + 1, events)
+        return version
 
     async def catch_up(self) -> None:
         """Fold everything appended since the last catch-up into every store."""
-        for projection in self.projections:
-            await projection.catch_up()
+        try:
+            for projection in self.projections:
+                await projection.catch_up()
+        finally:
+            self._fresh.clear()
 
     async def replay(self) -> None:
         """Rebuild every store from the log alone (no model calls)."""

@@ -36,6 +36,42 @@ if TYPE_CHECKING:
 DEFAULT_BATCH_SIZE = 256
 
 
+#: Typed events `FreshEvents` holds at most; past it, events are decoded as usual.
+FRESH_LIMIT = 20_000
+
+
+class FreshEvents:
+    """The typed events this process appended and its projections have not all folded.
+
+    A projection folding an event it finds here skips decoding it: re-validating a
+    merge's snapshots or an import's thousand entities, once per projection, cost
+    more than folding them. Each event was validated when it was built and equals its
+    decoded payload (replay, which decodes everything, is tested against live folds).
+    Keyed by (tenant, stream, version), which names one stored event only while the
+    append is committed: whoever appends must `clear` this when a transaction holding
+    appends rolls back (`Workspace.atomic` does).
+    """
+
+    def __init__(self, limit: int = FRESH_LIMIT) -> None:
+        self._limit = limit
+        self._events: dict[tuple[TenantId, str, int], DomainEvent] = {}
+
+    def add(self, stream_id: str, first_version: int, events: Sequence[DomainEvent]) -> None:
+        if len(self._events) + len(events) > self._limit:
+            return
+        for version, event in enumerate(events, start=first_version):
+            self._events[(event.tenant_id, stream_id, version)] = event
+
+    def get(self, recorded: RecordedEvent) -> DomainEvent | None:
+        event = self._events.get((recorded.tenant_id, recorded.stream_id, recorded.version))
+        if event is None or event.event_type != recorded.event_type:
+            return None
+        return event
+
+    def clear(self) -> None:
+        self._events.clear()
+
+
 class Projection(ABC):
     """Folds the log into one store. Subclasses say what they handle and how to apply it."""
 
@@ -48,7 +84,9 @@ class Projection(ABC):
         checkpoints: CheckpointStore,
         *,
         batch_size: int = DEFAULT_BATCH_SIZE,
+        fresh: FreshEvents | None = None,
     ) -> None:
+        self._fresh = fresh
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.name = name
@@ -124,7 +162,7 @@ class Projection(ABC):
                 continue
             if recorded.event_type == EntitiesMerged.event_type:
                 try:
-                    event = decode(recorded)
+                    event = self._decode(recorded)
                 except RedstringError as exc:
                     raise ProjectionError(self.name, recorded.position, str(exc)) from exc
                 if isinstance(event, EntitiesMerged):
@@ -140,11 +178,15 @@ class Projection(ABC):
         if recorded.event_type not in self.handles:
             return
         try:
-            await self.apply(recorded, decode(recorded))
+            await self.apply(recorded, self._decode(recorded))
         except ProjectionError:
             raise
         except RedstringError as exc:
             raise ProjectionError(self.name, recorded.position, str(exc)) from exc
+
+    def _decode(self, recorded: RecordedEvent) -> DomainEvent:
+        fresh = self._fresh.get(recorded) if self._fresh is not None else None
+        return fresh if fresh is not None else decode(recorded)
 
     @abstractmethod
     async def apply(self, recorded: RecordedEvent, event: DomainEvent) -> None:

@@ -27,7 +27,7 @@ from redstring.domain.entity import Entity
 from redstring.domain.relationship import Relationship
 from redstring.events.ingest import DocumentExtracted, DocumentRetracted, RecordsImported
 from redstring.events.merge import EntitiesMerged, MergeUndone, redirect_relationships
-from redstring.projections.base import Projection, find_merge, find_superseded
+from redstring.projections.base import FreshEvents, Projection, find_merge, find_superseded
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -67,8 +67,9 @@ class GraphProjection(Projection):
         *,
         name: str = "graph",
         batch_size: int = 256,
+        fresh: FreshEvents | None = None,
     ) -> None:
-        super().__init__(name, log, checkpoints, batch_size=batch_size)
+        super().__init__(name, log, checkpoints, batch_size=batch_size, fresh=fresh)
         self.graph = graph
 
     async def _clear(self, tenant_id: TenantId) -> None:

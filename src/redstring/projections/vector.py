@@ -25,7 +25,7 @@ from redstring.events.base import decode
 from redstring.events.embedding import EntitiesEmbedded
 from redstring.events.ingest import DocumentRetracted
 from redstring.events.merge import EntitiesMerged, MergeUndone
-from redstring.projections.base import Projection, find_merge
+from redstring.projections.base import FreshEvents, Projection, find_merge
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -54,8 +54,9 @@ class VectorProjection(Projection):
         model: str | None = None,
         name: str = "vector",
         batch_size: int = 256,
+        fresh: FreshEvents | None = None,
     ) -> None:
-        super().__init__(name, log, checkpoints, batch_size=batch_size)
+        super().__init__(name, log, checkpoints, batch_size=batch_size, fresh=fresh)
         self.vectors = vectors
         self.model = model
         #: Tenants written since the last `prepare`.
