@@ -122,6 +122,7 @@ from redstring.ports import (
 from redstring.projections import (
     CheckpointStore,
     ChunkProjection,
+    FreshEvents,
     GraphProjection,
     Projection,
     VectorProjection,
@@ -172,6 +173,7 @@ __all__ = [
     "ExtractionOutput",
     "Extractor",
     "FakeEmbeddingProvider",
+    "FreshEvents",
     "GraphBuildReport",
     "GraphProjection",
     "GraphStore",

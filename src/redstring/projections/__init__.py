@@ -1,6 +1,6 @@
 """Projections: fold the event log, in position order, into stores given by port."""
 
-from redstring.projections.base import Projection
+from redstring.projections.base import FreshEvents, Projection
 from redstring.projections.checkpoints import (
     CheckpointStore,
     InMemoryCheckpointStore,
@@ -14,6 +14,7 @@ from redstring.projections.vector import VectorProjection
 __all__ = [
     "CheckpointStore",
     "ChunkProjection",
+    "FreshEvents",
     "GraphProjection",
     "InMemoryCheckpointStore",
     "Projection",
