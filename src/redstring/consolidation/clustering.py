@@ -133,24 +133,39 @@ def agreeing_clusters(
         key, sizes = state(a, b)
         return refused.get(key) != sizes
 
-    wave_edges = sorted(ready(list(pending)))
+    def settle(frontier: Iterable[int]) -> list[int]:
+        """The joins of a wave that need scoring, from the ready joins `frontier`.
+        A join refused without scoring changes no cluster, so the next joins of its
+        clusters are settled in the same wave: a cluster whose pending joins are
+        refused one by one would otherwise take one wave each."""
+        wave: list[int] = []
+        while frontier:
+            touched: list[int] = []
+            for k in sorted(frontier):
+                a, b = root[ends[k][0]], root[ends[k][1]]
+                if worth_checking(a, b):
+                    wave.append(k)
+                    continue
+                for cluster in (a, b):
+                    heapq.heappop(pending[cluster])
+                touched.extend((a, b))
+            frontier = ready(set(touched))
+        return sorted(wave)
+
+    wave_edges = settle(ready(list(pending)))
     while wave_edges:
         wave = [(root[ends[k][0]], root[ends[k][1]]) for k in wave_edges]
-        sizes_ok = [worth_checking(a, b) for a, b in wave]
-        checked = [w for w, ok in zip(wave, sizes_ok, strict=True) if ok]
         holds, low_left, low_right = _wave_verdicts(
-            checked, members, scorer, known, merge_threshold, distinct_threshold
+            wave, members, scorer, known, merge_threshold, distinct_threshold
         )
         _note_contradictions(cannot, root_array, low_left, low_right)
-        verdicts = iter(holds)
         touched: list[int] = []
-        for (a, b), ok in zip(wave, sizes_ok, strict=True):
+        for (a, b), holds_here in zip(wave, holds, strict=True):
             for cluster in (a, b):
                 heapq.heappop(pending[cluster])
-            if not (ok and next(verdicts)):
-                if ok:
-                    key, sizes = state(a, b)
-                    refused[key] = sizes
+            if not holds_here:
+                key, sizes = state(a, b)
+                refused[key] = sizes
                 touched.extend((a, b))
                 continue
             keep, gone = (a, b) if a < b else (b, a)
@@ -161,13 +176,15 @@ def agreeing_clusters(
             members[keep] = sorted(members[keep] + moved)
             small, large = sorted((pending.pop(gone, []), pending.get(keep, [])), key=len)
             for k in small:
-                heapq.heappush(large, k)
+                # An edge now inside the joined cluster is never a join again.
+                if root[ends[k][0]] != root[ends[k][1]]:
+                    heapq.heappush(large, k)
             pending[keep] = large
             few, many = sorted((cannot.pop(gone, set()), cannot.get(keep, set())), key=len)
             many |= few
             cannot[keep] = many
             touched.append(keep)
-        wave_edges = sorted(ready({root[r] for r in touched}))
+        wave_edges = settle(ready({root[r] for r in touched}))
     return sorted((sorted(c) for c in members.values()), key=lambda c: c[0])
 
 
@@ -257,10 +274,11 @@ def _note_contradictions(
     clusters, others = clusters[order], others[order]
     starts = np.flatnonzero(np.r_[True, clusters[1:] != clusters[:-1]])
     ends = np.r_[starts[1:], len(clusters)]
+    listed = others.tolist()
     for cluster, start, end in zip(
         clusters[starts].tolist(), starts.tolist(), ends.tolist(), strict=True
     ):
-        cannot.setdefault(cluster, set()).update(others[start:end].tolist())
+        cannot.setdefault(cluster, set()).update(listed[start:end])
 
 
 def _wave_verdicts(
