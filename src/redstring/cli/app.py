@@ -9,7 +9,6 @@ valid CSV/JSONL). Every command takes `--db` (default ./redstring.db) and
 from __future__ import annotations
 
 import asyncio
-import csv
 import json
 import os
 import tempfile
@@ -36,19 +35,27 @@ from redstring.composition.context import (
     ContextBuilder,
     render_relationship,
 )
-from redstring.composition.records import RecordMapping, import_records
+from redstring.composition.records import (
+    RecordMapping,
+    import_records,
+    read_records,
+    read_text_file,
+)
 from redstring.composition.retrieval import Retriever
 from redstring.composition.workspace import DEFAULT_PATH, Workspace
 from redstring.consolidation.adjudication import LlmAdjudicator
-from redstring.domain.exceptions import InvalidInputError, NotFoundError, RedstringError
+from redstring.domain.exceptions import (
+    InvalidInputError,
+    NotFoundError,
+    RedstringError,
+    UnreadableFileError,
+)
 from redstring.domain.ids import EntityId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.retrieval import RetrievalMode
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine
-
-    from pydantic import JsonValue
 
     from redstring.domain.entity import Entity
     from redstring.domain.ids import TenantId
@@ -79,10 +86,6 @@ class ExportFormat(StrEnum):
     GRAPHML = "graphml"
 
 
-class FileProblem(Exception):
-    """A file the user named cannot be read as asked; exit code 2."""
-
-
 DbOption = Annotated[Path, typer.Option("--db", help="Workspace file.", envvar="REDSTRING_DB")]
 TenantOption = Annotated[str, typer.Option("--tenant", "-t", help="Tenant name.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
@@ -104,7 +107,7 @@ def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return command(*args, **kwargs)
-        except FileProblem as exc:
+        except UnreadableFileError as exc:
             errors.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from exc
         except RedstringError as exc:
@@ -219,8 +222,11 @@ def ingest(
         results = run(
             _ingest(files, workspace, tenant_id, provider, domain, embeddings, mapping, as_json)
         )
+    failed = any(row["status"].startswith("failed") for row in results)
     if as_json:
         console.print_json(data=results)
+        if failed:
+            raise typer.Exit(1)
         return
     table = Table(title=f"ingested into {db} (tenant {tenant!r})")
     for column in ("file", "status", "entities", "relationships", "embedded"):
@@ -230,7 +236,7 @@ def ingest(
             *(str(row[key]) for key in ("file", "status", "entities", "relationships", "embedded"))
         )
     console.print(table)
-    if any(row["status"].startswith("failed") for row in results):
+    if failed:
         raise typer.Exit(1)
 
 
@@ -256,12 +262,14 @@ async def _ingest(
         task = progress.add_task("ingesting", total=len(files))
         rows: dict[Path, dict[str, Any]] = {}
         texts = [f for f in files if f.suffix.lower() not in RECORD_SUFFIXES]
-        for file in files:
-            if file.suffix.lower() not in RECORD_SUFFIXES:
-                continue
+        # Every records file is read and checked before any is imported: a bad line in
+        # the last file refuses the command with the store untouched.
+        record_files = {
+            file: read_records(file) for file in files if file.suffix.lower() in RECORD_SUFFIXES
+        }
+        for file, records in record_files.items():
             progress.update(task, description=f"ingesting {file.name}")
             assert mapping is not None
-            records = _read_records(file)
             report = await import_records(
                 records,
                 workspace=workspace,
@@ -290,7 +298,7 @@ async def _ingest(
             batch = texts[first : first + DEFAULT_BATCH]
             progress.update(task, description=f"ingesting {batch[0].name} ...")
             built = await build_graphs(
-                [(file.name, _read_text(file)) for file in batch],
+                [(file.name, read_text_file(file)) for file in batch],
                 workspace=workspace,
                 tenant_id=tenant_id,
                 provider=provider,
@@ -883,7 +891,7 @@ def _expand(paths: list[Path]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
         if not path.exists():
-            raise FileProblem(f"{path}: no such file or folder")
+            raise UnreadableFileError(f"{path}: no such file or folder")
         if path.is_dir():
             found = sorted(
                 p
@@ -891,46 +899,18 @@ def _expand(paths: list[Path]) -> list[Path]:
                 if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES | RECORD_SUFFIXES
             )
             if not found:
-                raise FileProblem(f"{path}: no .txt, .md, .csv or .jsonl files in this folder")
+                raise UnreadableFileError(
+                    f"{path}: no .txt, .md, .csv or .jsonl files in this folder"
+                )
             files.extend(found)
         elif path.suffix.lower() in TEXT_SUFFIXES | RECORD_SUFFIXES:
             files.append(path)
         else:
-            raise FileProblem(
+            raise UnreadableFileError(
                 f"{path}: unsupported file type {path.suffix or '(none)'}; "
                 "use .txt/.md for documents, .csv/.jsonl for records"
             )
     return files
-
-
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise FileProblem(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    except OSError as exc:
-        raise FileProblem(f"{path}: cannot read ({exc.strerror})") from exc
-
-
-def _read_records(path: Path) -> list[dict[str, JsonValue]]:
-    text = _read_text(path)
-    if path.suffix.lower() == ".csv":
-        try:
-            return [dict(row) for row in csv.DictReader(text.splitlines())]
-        except csv.Error as exc:
-            raise FileProblem(f"{path}: not valid CSV ({exc})") from exc
-    records: list[dict[str, JsonValue]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise FileProblem(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
-        if not isinstance(value, dict):
-            raise FileProblem(f"{path}:{number}: each line must be a JSON object")
-        records.append(value)
-    return records
 
 
 def main() -> None:

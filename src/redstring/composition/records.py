@@ -11,14 +11,17 @@ id derivation. Re-importing the same file therefore upserts the same entities.
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 from uuid import uuid5
 
 from redstring.consolidation.kinds import name_part
 from redstring.domain.entity import Entity
-from redstring.domain.exceptions import InvalidInputError
+from redstring.domain.exceptions import InvalidInputError, UnreadableFileError
 from redstring.domain.ids import EntityId
+from redstring.domain.json_text import JsonTextError, parse_json
 from redstring.domain.provenance import Provenance
 from redstring.events.ingest import RecordsImported
 from redstring.events.streams import records_stream
@@ -26,6 +29,7 @@ from redstring.events.streams import records_stream
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from datetime import datetime
+    from pathlib import Path
 
     from pydantic import JsonValue
 
@@ -35,6 +39,74 @@ if TYPE_CHECKING:
 
 #: Records per `RecordsImported` event: bounds one event's size in the log.
 BATCH = 1000
+
+
+def read_text_file(path: Path) -> str:
+    """A document's text; `UnreadableFileError` naming the file if it is not UTF-8 text."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadableFileError(
+            f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from exc
+    except OSError as exc:
+        raise UnreadableFileError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+
+
+def read_records(path: Path) -> list[dict[str, JsonValue]]:
+    """Every record of a `.csv` file (header row first) or a JSONL file (one object a line).
+
+    The whole file is read and checked before anything is returned, so a bad line
+    refuses the file before any of it is stored. `UnreadableFileError` names the line.
+    """
+    text = read_text_file(path)
+    if path.suffix.lower() == ".csv":
+        return _csv_records(path, text)
+    return _jsonl_records(path, text)
+
+
+def _csv_records(path: Path, text: str) -> list[dict[str, JsonValue]]:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    records: list[dict[str, JsonValue]] = []
+    header: list[str] | None = None
+    try:
+        for row in reader:
+            if header is None:
+                header = [name.strip() for name in row]
+                duplicated = sorted({n for n in header if header.count(n) > 1})
+                if duplicated:
+                    raise UnreadableFileError(
+                        f"{path}:1: the header names column {duplicated[0]!r} twice"
+                    )
+                continue
+            if not row:
+                continue
+            if len(row) > len(header):
+                raise UnreadableFileError(
+                    f"{path}:{reader.line_num}: {len(row)} fields, but the header names "
+                    f"{len(header)} columns"
+                )
+            records.append(dict(zip(header, row, strict=False)))
+    except csv.Error as exc:
+        raise UnreadableFileError(f"{path}:{reader.line_num}: not valid CSV ({exc})") from exc
+    return records
+
+
+def _jsonl_records(path: Path, text: str) -> list[dict[str, JsonValue]]:
+    records: list[dict[str, JsonValue]] = []
+    # Split on newlines only: `splitlines` also splits on U+2028 and friends, which
+    # JSON allows unescaped inside a string.
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = parse_json(line)
+        except JsonTextError as exc:
+            raise UnreadableFileError(f"{path}:{number}: {exc}") from exc
+        if not isinstance(value, dict):
+            raise UnreadableFileError(f"{path}:{number}: each line must be a JSON object")
+        records.append(cast("dict[str, JsonValue]", value))
+    return records
 
 
 @dataclass(frozen=True)

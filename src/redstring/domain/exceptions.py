@@ -15,6 +15,14 @@ class InvalidInputError(RedstringError, ValueError):
     """An argument or record is malformed. Also a `ValueError`, which it is."""
 
 
+class UnreadableFileError(InvalidInputError):
+    """A file the user named cannot be read as asked: missing, not UTF-8, not valid CSV/JSONL.
+
+    Raised before anything from the file is stored, so a refused file leaves the
+    workspace as it was. The message names the file and, where there is one, the line.
+    """
+
+
 class DimensionMismatchError(InvalidInputError):
     """A vector's length differs from the store's or provider's dimension."""
 

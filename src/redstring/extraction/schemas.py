@@ -20,7 +20,7 @@ from functools import cache
 from importlib import resources
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from redstring.domain.exceptions import InvalidInputError, NotFoundError
 
@@ -45,10 +45,25 @@ class ExtractedRelationship(BaseModel):
 
 
 class ExtractionOutput(BaseModel):
-    """The JSON object the model returns for one chunk."""
+    """The JSON object the model returns for one chunk.
+
+    Either list may be left out, but not both: an answer naming neither (`{"foo": 1}`,
+    `{}`) is the wrong shape, not "nothing found", and taking it for an empty chunk
+    would mark the document done with nothing extracted, so no rerun would retry it.
+    """
 
     entities: list[ExtractedEntity] = Field(default_factory=list)
     relationships: list[ExtractedRelationship] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _names_a_list(cls, data: object) -> object:
+        if isinstance(data, dict) and not {"entities", "relationships"} & data.keys():
+            raise ValueError(
+                "the answer has neither 'entities' nor 'relationships' "
+                f"(keys: {', '.join(map(repr, list(data)[:5])) or 'none'})"
+            )
+        return data
 
 
 class TypeSpec(BaseModel):

@@ -8,13 +8,13 @@ would reject.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from redstring.domain.exceptions import EmptyOutputError, MalformedOutputError
+from redstring.domain.json_text import JsonTextError, parse_json
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
@@ -45,12 +45,9 @@ def validate_text(raw: str | None, schema: type[SchemaT]) -> SchemaT:
     if fenced is not None:
         text = fenced.group("body").strip()
     try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise MalformedOutputError(
-            f"the model's output is not valid JSON ({exc.msg} at position {exc.pos}): "
-            f"{_quote(raw)!r}"
-        ) from exc
+        payload = parse_json(text)
+    except JsonTextError as exc:
+        raise MalformedOutputError(f"the model's output is {exc}: {_quote(raw)!r}") from exc
     return validate_payload(payload, schema)
 
 
