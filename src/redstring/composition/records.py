@@ -254,7 +254,7 @@ async def import_records(
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
     """Append `RecordsImported` events for `records` in batches, project, and embed."""
-    from redstring.composition.build_graph import VectorCache, embed_known
+    from redstring.composition.build_graph import VectorCache, _append_vectors, _vectors_event
 
     mapping = mapping.for_columns(columns_of(records)) if records else mapping
     report = ImportReport(
@@ -282,13 +282,23 @@ async def import_records(
         batch = await _unseen(workspace, tenant_id, batch)
         report.unchanged += named - len(batch)
         if batch:
-            version = await workspace.log.stream_version(stream, tenant_id)
-            event = RecordsImported(tenant_id=tenant_id, source_id=source_id, entities=batch)
-            await workspace.append(stream, [event], expected_version=version)
-            await workspace.catch_up()
+            # The vectors are computed first and committed with the records in one
+            # transaction: a crash between the two appends would leave records that a
+            # rerun finds unchanged and so never embeds.
+            vectors = (
+                None
+                if embeddings is None
+                else await _vectors_event(workspace, tenant_id, batch, embeddings, known)
+            )
+            with workspace.atomic():
+                version = await workspace.log.stream_version(stream, tenant_id)
+                event = RecordsImported(tenant_id=tenant_id, source_id=source_id, entities=batch)
+                await workspace.append(stream, [event], expected_version=version)
+                if vectors is not None:
+                    await _append_vectors(workspace, vectors)
+                await workspace.catch_up()
             report.entities += len(batch)
-            if embeddings is not None:
-                report.embedded += await embed_known(workspace, tenant_id, batch, embeddings, known)
+            report.embedded += 0 if vectors is None else len(vectors.vectors)
         if progress is not None:
             progress(min(start + BATCH, len(records)), len(records))
     return report
