@@ -138,12 +138,14 @@ class Workspace:
         """Give a human-readable tenant name its id (stable: `tenant_id_for`)."""
         if not name.strip():
             raise InvalidInputError("a tenant name must not be blank")
+        _check_tenant_name(name)
         tenant = tenant_id_for(name)
         self.set_setting(f"tenant:{name}", str(tenant))
         return tenant
 
     def tenant(self, name: str) -> TenantId:
         """The id of a registered tenant; `NotFoundError` naming the known ones otherwise."""
+        _check_tenant_name(name)
         if self.setting(f"tenant:{name}") is None:
             known = ", ".join(self.tenant_names()) or "none yet"
             raise NotFoundError(f"unknown tenant {name!r} (known: {known})")
@@ -282,6 +284,15 @@ class Workspace:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _check_tenant_name(name: str) -> None:
+    """A name with a lone surrogate (from JSON escapes or undecodable argv bytes) has no
+    UTF-8 form to key the tenant by or to store."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(f"tenant name {name!r} is not valid Unicode") from exc
 
 
 def _prepare(conn: Connection, file: Path, *, create: bool, dimension: int | None) -> int:
