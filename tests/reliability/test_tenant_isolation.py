@@ -116,6 +116,7 @@ class Isolation(RuleBasedStateMachine):
     def ingest(
         self, label: str, ids: list[EntityId], names: list[str], edges: int, source: int
     ) -> None:
+        EXAMPLES[f"ops-{type(self).__name__}"] += 1
         tenant = TENANTS[label]
         entities = [entity(label, i, names[k % len(names)]) for k, i in enumerate(ids)]
         rels = [
@@ -137,6 +138,7 @@ class Isolation(RuleBasedStateMachine):
 
     @rule(label=labels, seed=st.integers(0, 2**32 - 1))
     def embed(self, label: str, seed: int) -> None:
+        EXAMPLES[f"ops-{type(self).__name__}"] += 1
         live = self.run(self._live(label))
         assert isinstance(live, list)
         if not live:
@@ -183,10 +185,12 @@ class Isolation(RuleBasedStateMachine):
 
     @rule(label=labels, seed=st.integers(0, 2**32 - 1))
     def merge(self, label: str, seed: int) -> None:
+        EXAMPLES[f"ops-{type(self).__name__}"] += 1
         self.run(self._merge(label, seed))
 
     @rule(label=labels)
     def undo(self, label: str) -> None:
+        EXAMPLES[f"ops-{type(self).__name__}"] += 1
         if not self.merges[label]:
             return
         merge_id = self.merges[label].pop()
@@ -197,6 +201,7 @@ class Isolation(RuleBasedStateMachine):
     def delete(self, label: str, ids: list[EntityId]) -> None:
         """Store-level deletes (what a purge or a projection's clear does), by colliding id:
         the other tenant's rows with those ids must stay."""
+        EXAMPLES[f"ops-{type(self).__name__}"] += 1
         other = LABELS[1 - LABELS.index(label)]
         before = self.run(self._snapshot(other))
         self.run(self.ws.graph.delete_entities(ids, TENANTS[label]))

@@ -1,0 +1,70 @@
+"""Fuzz and tenant-isolation harness (issue 16): the CI tests of tests/reliability, scaled.
+
+Runs `tests/reliability/test_fuzz.py` (hostile CSV, JSONL, text documents, LLM answers,
+tenant names, CLI arguments) with `--examples` examples per test, and
+`tests/reliability/test_tenant_isolation.py` (the two-tenant state machine, memory
+and SQLite adapters) with `--runs` runs of `--steps` operations per adapter set.
+Prints the examples and operations each one ran and the pytest outcome.
+
+    nice -n 10 uv run python bench/fuzz.py                      # >= 10^5 of each
+    uv run python bench/fuzz.py --examples 200 --runs 5 --steps 50   # a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--examples", type=int, default=17_000, help="per fuzz test (6 tests)")
+    parser.add_argument("--runs", type=int, default=500, help="state-machine runs per adapter")
+    parser.add_argument("--steps", type=int, default=200, help="operations per run")
+    parser.add_argument("--only", choices=["fuzz", "isolation"], default=None)
+    args = parser.parse_args(argv)
+    # The test modules read these when imported, so they are set first.
+    os.environ["REDSTRING_FUZZ_EXAMPLES"] = str(args.examples)
+    os.environ["REDSTRING_FUZZ_RUNS"] = str(args.runs)
+    os.environ["REDSTRING_FUZZ_STEPS"] = str(args.steps)
+    sys.path.insert(0, str(ROOT))
+    import pytest
+    from tests.reliability.fuzz import EXAMPLES
+
+    files = {
+        "fuzz": "tests/reliability/test_fuzz.py",
+        "isolation": "tests/reliability/test_tenant_isolation.py",
+    }
+    chosen = [files[args.only]] if args.only else list(files.values())
+    started = time.monotonic()
+    outcome = pytest.main(
+        [*(str(ROOT / f) for f in chosen), "-p", "no:cacheprovider", "-q", "--no-header", "-rA"]
+    )
+    seconds = time.monotonic() - started
+    print(f"\nexamples per fuzz test (limit {args.examples}):")
+    fuzz_total = 0
+    for name, count in sorted(EXAMPLES.items()):
+        if not name.startswith(("isolation-", "ops-")):
+            fuzz_total += count
+            print(f"  {name:<8} {count:>8}")
+    print(f"  {'total':<8} {fuzz_total:>8}")
+    print(
+        f"tenant-isolation ({args.runs} runs of up to {args.steps} steps per adapter set; "
+        "operations include 4 setup operations a run, every step checks every read path):"
+    )
+    for adapters in ("MemoryIsolation", "SqliteIsolation"):
+        print(
+            f"  {adapters:<16} {EXAMPLES[f'ops-{adapters}']:>8} operations "
+            f"{EXAMPLES[f'isolation-{adapters}']:>8} checks"
+        )
+    print(f"pytest exit status {int(outcome)} in {seconds:.0f} s")
+    return int(outcome)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
