@@ -234,7 +234,7 @@ class Isolation(RuleBasedStateMachine):
 
         own(await graph.list_entities(tenant), "list_entities")
         own(await graph.get_entities(IDS, tenant), "get_entities")
-        for i in IDS[:3]:
+        for i in IDS[:2]:
             found = await graph.get_entity(i, tenant)
             own([] if found is None else [found], "get_entity")
             own(await graph.neighbours(i, tenant), "neighbours")
@@ -250,11 +250,11 @@ class Isolation(RuleBasedStateMachine):
         assert await graph.count_entities(tenant) == len(await graph.list_entities(tenant))
         for hit in await vectors.search([1.0, 0.5, -0.5, 0.1], tenant, k=20):
             assert hit.entity_type == mine, f"vector search returned a {hit.entity_type}"
-        for event_type in ("RecordsImported", "EntitiesMerged", "EntitiesEmbedded"):
+        for event_type in ("RecordsImported", "EntitiesMerged"):
             for recorded in await log.read_type(event_type, tenant):
                 assert recorded.tenant_id == tenant, "read_type"
         other = LABELS[1 - LABELS.index(label)]
-        for stream in sorted(self.streams[other])[:3]:
+        for stream in sorted(self.streams[other])[:2]:
             assert await log.read_stream(stream, tenant) == [], "read_stream crossed tenants"
             assert await log.stream_version(stream, tenant) == 0, "stream_version crossed"
 
@@ -266,7 +266,10 @@ class MemoryIsolation(Isolation):
 
 class SqliteIsolation(Isolation):
     def open_workspace(self) -> Workspace:
-        self.folder = tempfile.TemporaryDirectory(prefix="redstring-isolation-")
+        # Memory-backed where there is one: the runs are many and short, and what is
+        # tested is which rows a query returns, not durability.
+        shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        self.folder = tempfile.TemporaryDirectory(prefix="redstring-isolation-", dir=shm)
         return Workspace.open(Path(self.folder.name) / "w.db", create=True, dimension=DIMENSION)
 
     def teardown(self) -> None:
