@@ -15,6 +15,7 @@ a stable order; the highest confidence; the union of blocking keys.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -74,7 +75,16 @@ class ResolvedFields:
 
 
 def _canonical_json(value: JsonValue) -> str:
+    if value is None or isinstance(value, str | int | float):
+        return _scalar_json(value)
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+@functools.lru_cache(maxsize=1 << 16, typed=True)
+def _scalar_json(value: str | float | None) -> str:
+    """Cached: merging 45k records repeats the same town or job thousands of times.
+    `typed` keeps 1, 1.0 and True apart (equal, and equally hashed)."""
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _provenance_key(item: Provenance) -> tuple[str, str, int, int, int, str]:
