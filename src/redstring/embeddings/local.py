@@ -505,8 +505,10 @@ class LocalEmbeddingProvider:
         self._batch_size = batch_size
         self._model: _Bert | None = None
         self._layers: _OnnxLayers | None = None
-        #: The 8-bit encoder for short queries, when it passed `_checked_query_layers`.
+        #: The 8-bit encoder for short queries, when it passed `_checked_query_layers`;
+        #: built at the first query, not at load (an ingest embeds no query).
         self._query_layers: _OnnxLayers | None = None
+        self._query_checked = False
         self._load_lock = threading.Lock()
 
     @property
@@ -539,11 +541,21 @@ class LocalEmbeddingProvider:
                     model = _load(self._model_dir, self._max_seq_length)
                     if self._runtime == "onnxruntime":
                         self._layers = _OnnxLayers(model, self._threads)
-                        self._query_layers = self._checked_query_layers(model, self._layers)
                         # The session holds its own copy; numpy's would be 42 MB unused.
                         model = dataclasses.replace(model, layers=())
                     self._model = model
         return model
+
+    def _quick_layers(self) -> _OnnxLayers | None:
+        """The 8-bit query encoder, checked on first use (weights read again: ~0.2 s
+        once, rather than at every load)."""
+        if not self._query_checked:
+            with self._load_lock:
+                if not self._query_checked and self._layers is not None:
+                    model = _load(self._model_dir, self._max_seq_length)
+                    self._query_layers = self._checked_query_layers(model, self._layers)
+                self._query_checked = True
+        return self._query_layers
 
     def _checked_query_layers(self, model: _Bert, exact: _OnnxLayers) -> _OnnxLayers | None:
         """The 8-bit encoder, when on this machine it stays within `QUERY_MIN_COSINE` of
@@ -580,9 +592,9 @@ class LocalEmbeddingProvider:
 
     @property
     def quantized_queries(self) -> bool:
-        """Whether short queries go through the 8-bit encoder (decided at load)."""
+        """Whether short queries go through the 8-bit encoder (decided at first use)."""
         self._get_model()
-        return self._query_layers is not None
+        return self._quick_layers() is not None
 
     def encode(self, texts: Sequence[str], *, query: bool = False) -> Array:
         """Synchronous core: a (len(texts), dimension) float32 array of unit rows.
@@ -598,8 +610,9 @@ class LocalEmbeddingProvider:
         lengths = [len(e.ids) for e in encodings]
         if self._layers is not None:
             # Special tokens alone (an empty text) measured cosine 0.9988 on 8 bits.
-            quick = query and self._query_layers is not None and min(lengths) > _SPECIALS
-            layers = self._query_layers if quick else self._layers
+            quick_layers = self._quick_layers() if query else None
+            quick = quick_layers is not None and min(lengths) > _SPECIALS
+            layers = quick_layers if quick else self._layers
             self._run(model, encodings, lengths, out, layers)
         else:
             with threadpool_limits(limits=self._threads, user_api="blas"):
