@@ -21,12 +21,12 @@ import os
 from typing import TYPE_CHECKING
 
 import numpy as np
-from usearch.index import Index
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from numpy.typing import NDArray
+    from usearch.index import Index
 
 #: Graph degree and build-time beam. 32/64 measured recall@10 0.95-0.99 against the
 #: exact scan on real name embeddings at 100k (`bench/vector_search.py --real`);
@@ -38,6 +38,8 @@ EXPANSION_SEARCH = 64
 
 
 def new_index(dimension: int) -> Index:
+    from usearch.index import Index  # imported at first use: most commands never need it
+
     return Index(
         ndim=dimension,
         metric="ip",
@@ -59,6 +61,8 @@ def open_file(directory: Path, tenant: str, generation: int, *, writable: bool) 
     if not path.exists():
         return None
     try:
+        from usearch.index import Index
+
         return Index.restore(str(path), view=not writable)
     except (RuntimeError, ValueError, OSError):
         return None
