@@ -15,6 +15,9 @@ provenance per occurrence the extractor reported: mention-level evaluation and
 the text resolver's document evidence read every occurrence, not only the first.
 A name the extractor did not copy verbatim gets a provenance without a span.
 
+A relationship's provenance has the span of the words that stated it when the
+extractor reports one (the offline patterns do), else none.
+
 A relationship's endpoints are looked up by normalized name, first among the
 entities of its own chunk, then among the document's. An endpoint that was
 never extracted, or an edge whose two ends are one entity, is not stored: it
@@ -37,6 +40,7 @@ from redstring.domain.ids import (
 from redstring.domain.normalization import normalize_name
 from redstring.domain.provenance import Provenance
 from redstring.domain.relationship import Relationship
+from redstring.extraction.relations import SpannedRelation
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -192,6 +196,7 @@ def map_document(
                     )
                 )
                 continue
+            span = edge.span if isinstance(edge, SpannedRelation) else None
             relationship_id = derived_relationship_id(
                 tenant_id, source, edge.relationship_type, target
             )
@@ -213,6 +218,8 @@ def map_document(
                         model=extraction.model,
                         source_id=source_id,
                         chunk_index=chunk.index,
+                        char_start=chunk.start + span[0] if span else None,
+                        char_end=chunk.start + span[1] if span else None,
                     )
                 ],
             )

@@ -46,8 +46,10 @@ resolution later decides whether "Lincoln" is the same entity.
 
 What it cannot do:
 
-- **No relationships, ever.** Rules cannot tell "X works for Y" from "X sued
-  Y"; co-occurrence edges would be invented facts, so none are emitted.
+- **Relationships only where a pattern states them** (`extraction.relations`):
+  "X, director of the Y", "Y-based X", "X was born in Y", "X killed Y", ... between
+  two mentions of one sentence, each edge with the span of its words. Two names
+  that merely co-occur get no edge; most stated facts use words no pattern knows.
 - No lowercase entities (diseases, chemicals, "the company").
 - No pronoun or alias resolution beyond the surname rule above.
 - Types are heuristic: a person named after "from" or "at" is typed Location;
@@ -67,6 +69,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from redstring.extraction.extractor import ChunkExtraction, EntityMention
+from redstring.extraction.relations import Mention, find_relations
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -313,6 +316,11 @@ _VALUE_TYPES = frozenset({DATE, MONEY, PERCENT, NUMBER})
 #: East", "Doctor of Historical Sciences Sergey Rogov".
 _OFFICES = frozenset({"Doctor", "Master", "Bachelor", "Vice", "Head", "Member", "Professor"})
 _SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*\s+|\n")
+#: "of" that introduces a place: a company's seat ("Globex Inc. of Pittsburgh") or a
+#: person's home town after a name and an age ("John Smith, 41, of Millinocket").
+_PLACE_OF_BEFORE = re.compile(
+    rf"(?:\b(?:{'|'.join(sorted(_ORG_ABBREVIATIONS))})\.?|,\s*\d{{1,3}}\s*,)\s+of\s+$"
+)
 _ACRONYM = re.compile(r"^(?:[A-Z]{2,6}|(?:[A-Z]\.){2,4})$")
 
 
@@ -412,7 +420,11 @@ def _runs(text: str, tokens: list[_Token]) -> list[list[int]]:
             # "Order of the Rising Sun", "Call of Duty": one word then "of" is a head;
             # "Brian Michaud of Millinocket" (two words) is a person and a place.
             head_ok = (
-                tokens[j - 1].bare in ORG_KEYWORDS | PLACE_HEADS
+                # "Globex Inc. of Pittsburgh": a company suffix closes the name.
+                (
+                    tokens[j - 1].bare in ORG_KEYWORDS | PLACE_HEADS
+                    and tokens[j - 1].bare not in _ORG_ABBREVIATIONS
+                )
                 or (
                     len(run) == 1
                     and word == "of"
@@ -486,7 +498,7 @@ def _split_on_and(run: list[int], tokens: list[_Token]) -> list[list[int]]:
 
 
 class OfflineExtractor:
-    """Rule-based entities with character spans; never relationships. See module docstring."""
+    """Rule-based entities with character spans, and pattern relationships between them."""
 
     method = "offline"
     model_name: str | None = None
@@ -502,6 +514,19 @@ class OfflineExtractor:
 
     def extract_chunk(self, chunk: Chunk) -> ChunkExtraction:
         found = self._find(chunk.text)
+        relationships = find_relations(
+            chunk.text,
+            [
+                Mention(
+                    f.name,
+                    f.entity_type,
+                    f.start,
+                    f.end,
+                    known_place=f.name in KNOWN_PLACES or f"{f.name}." in KNOWN_PLACES,
+                )
+                for f in found
+            ],
+        )
         grouped: dict[tuple[str, str], list[_Found]] = {}
         for item in found:
             grouped.setdefault((item.name, item.entity_type), []).append(item)
@@ -515,7 +540,11 @@ class OfflineExtractor:
             for (name, entity_type), items in grouped.items()
         )
         return ChunkExtraction(
-            chunk=chunk, entities=entities, relationships=(), method=self.method, model=None
+            chunk=chunk,
+            entities=entities,
+            relationships=tuple(relationships),
+            method=self.method,
+            model=None,
         )
 
     def _find(self, text: str) -> list[_Found]:
@@ -681,12 +710,16 @@ class OfflineExtractor:
         elif len(words) == 1 and _ACRONYM.match(first.text):
             entity_type, confidence = ORGANIZATION, 0.6
         elif (
-            not sentence_initial
-            and (
-                before.lower() in LOCATION_PREPOSITIONS
-                or (before == "of" and before_of in _PLACE_OF)
+            (
+                not sentence_initial
+                and (
+                    before.lower() in LOCATION_PREPOSITIONS
+                    or (before == "of" and before_of in _PLACE_OF)
+                )
             )
-        ) or (after_gap.strip() == "," and _place_follows(tokens, after_index)):
+            or (after_gap.strip() == "," and _place_follows(tokens, after_index))
+            or (before == "of" and _PLACE_OF_BEFORE.search(text, 0, start) is not None)
+        ):
             entity_type, confidence = LOCATION, 0.6
         elif len(words) == 1 and words[0] in people_surnames:
             entity_type, confidence = PERSON, 0.7

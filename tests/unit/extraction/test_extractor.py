@@ -116,7 +116,7 @@ async def test_offline_finds_typed_entities_with_exact_spans() -> None:
 
 
 async def test_offline_never_invents_relationships() -> None:
-    """Catches: co-occurrence edges sneaking in; the offline extractor must state no relations."""
+    """Catches: co-occurrence edges sneaking in: no pattern between two names, no edge."""
     (got,) = await OfflineExtractor().extract_document(
         [Chunk(0, OFFLINE_TEXT, 0, len(OFFLINE_TEXT))]
     )
