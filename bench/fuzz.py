@@ -27,6 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=500, help="state-machine runs per adapter")
     parser.add_argument("--steps", type=int, default=200, help="operations per run")
     parser.add_argument("--only", choices=["fuzz", "isolation"], default=None)
+    parser.add_argument("-k", default=None, help="pytest -k: one test or adapter set")
     args = parser.parse_args(argv)
     # The test modules read these when imported, so they are set first.
     os.environ["REDSTRING_FUZZ_EXAMPLES"] = str(args.examples)
@@ -43,7 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [files[args.only]] if args.only else list(files.values())
     started = time.monotonic()
     outcome = pytest.main(
-        [*(str(ROOT / f) for f in chosen), "-p", "no:cacheprovider", "-q", "--no-header", "-rA"]
+        [
+            *(str(ROOT / f) for f in chosen),
+            *(["-k", args.k] if args.k else []),
+            *("-p", "no:cacheprovider", "-q", "--no-header", "-rA"),
+        ]
     )
     seconds = time.monotonic() - started
     print(f"\nexamples per fuzz test (limit {args.examples}):")
@@ -60,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     for adapters in ("MemoryIsolation", "SqliteIsolation"):
         print(
             f"  {adapters:<16} {EXAMPLES[f'ops-{adapters}']:>8} operations "
-            f"{EXAMPLES[f'isolation-{adapters}']:>8} checks"
+            f"{EXAMPLES[f'isolation-{adapters}']:>8} checks "
+            f"({EXAMPLES[f'skipped-merges-{adapters}']} merges skipped: no valid snapshot)"
         )
     print(f"pytest exit status {int(outcome)} in {seconds:.0f} s")
     return int(outcome)
