@@ -16,16 +16,23 @@ What it finds, per chunk, with the rule that fires first:
 - Group (0.8): a lone nationality or group adjective ("American", "Soviet",
   "Catholic"): never a Person, Location or Organization, so never fuzzy-merged.
 - Dropped: a run made only of titles and ranks ("King", "Prime Minister", "Duke").
-- Person (0.9): a capitalised run starting with a title (Mr, Dr, President, Sen., ...).
+- Location (0.85): countries, continents, US states and their AP abbreviations
+  (before the keywords: "Soviet Union" is no union).
+- Person (0.9): a capitalised run starting with a title (Mr, Dr, President, Sen., ...),
+  unless a body's keyword follows ("General Accounting Office").
 - Organization (0.85): a run containing a suffix or keyword (Inc, Ltd, Corp, GmbH,
-  University, Ministry, Party, ...), or one of a few single-word bodies (Congress).
-- Location (0.85): countries, continents, US states and their AP abbreviations.
-- Location (0.8): a run ending in Street, River, Plant, County, Airport, ...
+  University, Ministry, Party, ...), or one of a few single-word bodies (Congress, Navy).
+- Location (0.8): a run ending in Street, River, Plant, County, District, Forest, ...;
+  a capital or large city by name (Moscow, Dallas).
+- Location (0.7): a news dateline's capitalised place ("DAYTON, Ohio (AP)").
+- Concept (0.5): an acronym made or built ("Wilkes built the EDSAC").
 - Location (0.6): a run after "in", "at", "near", "from", ..., or "north of" /
   "town of", or before ", <known place>" ("Aiken, S.C.").
 - Organization (0.6): a lone ALL-CAPS word of 2-6 letters, or dotted (U.N.).
 - Person (0.7): one word equal to the last word of a Person found earlier in the chunk.
 - Person (0.6 / 0.5): a word before "said"/"told"; any 2-4 word Titlecase run.
+- Person (0.4): a lone capitalised word inside a sentence that nothing above claims
+  and that the text never writes in lowercase ("Oswald"): a surname, most often.
 - Concept (0.3): any other capitalised run that does not start a sentence, or that
   does and has several words, or one word the sentence defines ("Odessa is a ...").
 - A single word opening a sentence is a name when the chunk names it elsewhere
@@ -66,6 +73,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 from redstring.extraction.extractor import ChunkExtraction, EntityMention
@@ -141,7 +149,8 @@ ORG_KEYWORDS = _words(
     "Trust Airlines Airways Railways Motors Industries Technologies Systems Laboratories Labs "
     "Press Army Navy Force Forces Guard Police Court Congress Parliament Senate Assembly "
     "Church Hospital Museum Network Television Radio Broadcasting Corps Service Services "
-    "Organization Organisation Club Team Board Government Agency"
+    "Organization Organisation Club Team Board Government Agency Magazine Alliance Front "
+    "Movement Entertainment Properties Laboratory Fleet Brigade Tribune"
 )
 CONNECTORS = _words("of the for de del da di du van von der den la le y &")
 MONTHS = _words(
@@ -174,10 +183,14 @@ PLACE_HEADS = _words(
 PLACE_KEYWORDS = _words(
     "Street St Avenue Ave Road Rd Boulevard Blvd Highway Lane Drive River Lake Mountain "
     "Mountains Plant Park Bridge Square Canyon Valley Island Islands Bay County Fork Beach "
-    "Harbor Harbour Airport Channel Heights Springs Falls Creek Hills Peninsula Desert Ocean"
+    "Harbor Harbour Airport Channel Heights Springs Falls Creek Hills Peninsula Desert Ocean "
+    "District Forest City Parish Range Center Centre Theater Theatre Coast Counties Palace"
 )
 #: Single words that name an organisation on their own.
-SINGLE_WORD_ORGS = _words("Congress Parliament Senate Pentagon Kremlin Vatican Interpol")
+SINGLE_WORD_ORGS = _words(
+    "Congress Parliament Senate Pentagon Kremlin Vatican Interpol Navy Army Knesset Duma "
+    "Politburo Bundestag Bundesbank"
+)
 #: "northeast of Boise", "the town of Lowman": "of" after these introduces a place.
 _PLACE_OF = _words(
     "north south east west northeast northwest southeast southwest town city village "
@@ -205,7 +218,7 @@ KNOWN_PLACES = _words(
     "Pennsylvania Tennessee Texas Utah Vermont Virginia Washington Wisconsin Wyoming "
     "Ala. Ariz. Ark. Calif. Colo. Conn. Del. Fla. Ga. Ill. Ind. Kan. Ky. La. Md. Mass. "
     "Mich. Minn. Miss. Mo. Mont. Neb. Nev. N.H. N.J. N.M. N.Y. N.C. N.D. Okla. Ore. Pa. "
-    "R.I. S.C. S.D. Tenn. Tex. Vt. Va. Wash. Wis. Wyo. D.C. U.S. U.K. USA UK USSR"
+    "R.I. S.C. S.D. Tenn. Tex. Vt. Va. Wash. Wis. Wyo. D.C. U.S. U.K. USA UK USSR US"
 ) | frozenset(
     [
         "United States",
@@ -235,6 +248,26 @@ KNOWN_PLACES = _words(
         "Puerto Rico",
     ]
 )
+#: Capitals and large cities, written for this project from general knowledge: a lone
+#: word with no other cue ("in Moscow" has one, "Moscow said" has none).
+WORLD_CITIES = _words(
+    "London Paris Berlin Madrid Rome Lisbon Dublin Brussels Amsterdam Vienna Prague Warsaw "
+    "Budapest Bucharest Sofia Athens Belgrade Zagreb Sarajevo Ljubljana Bratislava Kiev Kyiv "
+    "Minsk Moscow Vilnius Riga Tallinn Helsinki Stockholm Oslo Copenhagen Reykjavik Bern "
+    "Geneva Zurich Munich Frankfurt Hamburg Milan Naples Venice Florence Barcelona Istanbul "
+    "Ankara Cairo Tripoli Tunis Algiers Rabat Khartoum Nairobi Lagos Accra Dakar Kinshasa "
+    "Johannesburg Pretoria Beirut Damascus Baghdad Amman Jerusalem Riyadh Tehran Kabul "
+    "Islamabad Karachi Delhi Bombay Mumbai Calcutta Dhaka Colombo Kathmandu Bangkok Hanoi "
+    "Saigon Manila Jakarta Singapore Beijing Peking Shanghai Taipei Seoul Pyongyang Tokyo "
+    "Osaka Kyoto Sydney Melbourne Canberra Wellington Auckland Ottawa Toronto Montreal "
+    "Vancouver Havana Caracas Bogota Lima Quito Santiago Brasilia "
+    "Montevideo Managua Tegucigalpa Guatemala Chicago Boston Philadelphia Detroit Houston "
+    "Dallas Atlanta Miami Denver Phoenix Seattle Baltimore Pittsburgh Cleveland Cincinnati "
+    "Milwaukee Minneapolis Nashville Memphis Austin Portland Sacramento Anchorage Honolulu "
+    "Brooklyn Manhattan Queens Hollywood Vladivostok Leningrad Tbilisi Yerevan Baku"
+) | frozenset(["Los Angeles", "San Francisco", "San Diego", "New Orleans", "Las Vegas",
+               "Mexico City", "New York City", "Buenos Aires", "Hong Kong", "Tel Aviv",
+               "Rio de Janeiro", "St. Louis", "Salt Lake City", "Kansas City"])  # fmt: skip
 #: Short forms that end in a period without ending a sentence.
 #: Only the organisation keywords that are abbreviations: "Museum." at the end of a
 #: sentence is a full stop, "Corp." is not.
@@ -320,6 +353,11 @@ _SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*\s+|\n")
 #: person's home town after a name and an age ("John Smith, 41, of Millinocket").
 _PLACE_OF_BEFORE = re.compile(
     rf"(?:\b(?:{'|'.join(sorted(_ORG_ABBREVIATIONS))})\.?|,\s*\d{{1,3}}\s*,)\s+of\s+$"
+)
+#: A verb of making before "the": "built the EDSAC", "launched the XR7".
+_MADE_BEFORE = re.compile(
+    r"\b(?:built|builds|designed|designs|developed|develops|invented|made|makes|launched|"
+    r"released|constructed|programmed|produced|flew|flies|drove|drives)\s+(?:the\s+|an?\s+)?$"
 )
 _ACRONYM = re.compile(r"^(?:[A-Z]{2,6}|(?:[A-Z]\.){2,4})$")
 
@@ -697,18 +735,35 @@ class OfflineExtractor:
         before_of = tokens[run[0] - 2].text.lower() if run[0] > 1 else ""
         if len(words) == 1 and words[0] in DEMONYMS:
             entity_type, confidence = GROUP, 0.8
-        elif words[0] in TITLES and len(words) > 1 and words[1] not in TITLES | ORG_KEYWORDS:
+        elif name in KNOWN_PLACES or f"{name}." in KNOWN_PLACES:
+            # Before the keywords: "Soviet Union" is a country, not a union.
+            entity_type, confidence = LOCATION, 0.85
+        elif (
+            words[0] in TITLES
+            and len(words) > 1
+            and words[1] not in TITLES
+            # "General Accounting Office": a title word opening a body's name.
+            and not any(w in ORG_KEYWORDS for w in words[1:])
+        ):
             entity_type, confidence = PERSON, 0.9
         elif any(w in ORG_KEYWORDS for w in words[1:]) or (
             len(words) > 1 and words[0] in {"University", "Bank", "Ministry", "Department"}
         ):
             entity_type, confidence = ORGANIZATION, 0.85
-        elif name in KNOWN_PLACES or f"{name}." in KNOWN_PLACES:
-            entity_type, confidence = LOCATION, 0.85
         elif len(words) > 1 and words[-1] in PLACE_KEYWORDS:
             entity_type, confidence = LOCATION, 0.8
+        elif len(words) == 1 and words[0] in SINGLE_WORD_ORGS:
+            entity_type, confidence = ORGANIZATION, 0.85
+        elif name in WORLD_CITIES or name.title() in WORLD_CITIES:
+            entity_type, confidence = LOCATION, 0.8
+        elif _dateline(text, tokens, run, after_gap):
+            entity_type, confidence = LOCATION, 0.7
         elif len(words) == 1 and _ACRONYM.match(first.text):
-            entity_type, confidence = ORGANIZATION, 0.6
+            if _MADE_BEFORE.search(text, 0, start):
+                # "Wilkes built the EDSAC": a made thing, not a body.
+                entity_type, confidence = CONCEPT, 0.5
+            else:
+                entity_type, confidence = ORGANIZATION, 0.6
         elif (
             (
                 not sentence_initial
@@ -731,6 +786,17 @@ class OfflineExtractor:
             and not set(words) & _HEADED_CONNECTORS  # "Battle of Homs" names no one
         ):
             entity_type, confidence = PERSON, 0.5
+        elif (
+            len(words) == 1
+            and not sentence_initial
+            and not first.text.isupper()
+            and words[0] not in FUNCTION_WORDS | MONTHS | ORG_KEYWORDS | PLACE_KEYWORDS
+            and words[0].lower() not in _lowercase_words(text)
+        ):
+            # A lone capitalised word inside a sentence that no known place, body or
+            # value claims, and that the text never writes in lowercase ("Kennedy",
+            # "Oswald"), is most often a person named by surname.
+            entity_type, confidence = PERSON, 0.4
         elif words[0] not in FUNCTION_WORDS and (
             not sentence_initial or len(words) > 1 or _DEFINES.match(text, end) is not None
         ):
@@ -747,6 +813,23 @@ class OfflineExtractor:
         if entity_type == PERSON:
             people_surnames.add(words[-1])
         add(name, entity_type, start, end, confidence)
+
+
+def _dateline(text: str, tokens: list[_Token], run: list[int], after_gap: str) -> bool:
+    """Whether `run` is a news dateline's place: "BANGKOK, Thailand (AP)", "DAYTON, Ohio"."""
+    return (
+        run[0] == 0
+        and text[: tokens[0].start].strip() == ""
+        and all(tokens[k].text.isupper() for k in run)
+        and len(tokens[run[0]].bare) > 2
+        and after_gap.strip() in (",", "(")
+    )
+
+
+@cache
+def _lowercase_words(text: str) -> frozenset[str]:
+    """Every lowercase word of `text`: a capitalised word also seen lowercase is a common noun."""
+    return frozenset(w for w in re.findall(r"[^\W\d_][\w'-]*", text) if w.islower())
 
 
 def _place_follows(tokens: list[_Token], index: int) -> bool:

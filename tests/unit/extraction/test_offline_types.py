@@ -1,0 +1,46 @@
+"""Offline entity typing fixed for issue 15 (each case was a wrong type before)."""
+
+from __future__ import annotations
+
+import pytest
+
+from redstring.extraction.offline import OfflineExtractor
+
+
+def types(text: str) -> dict[str, str]:
+    return {f.name: f.entity_type for f in OfflineExtractor()._find(text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "entity_type"),
+    [
+        # A made thing is no organisation, though written in capitals.
+        ("In Cambridge, Maurice Wilkes built the EDSAC in 1949.", "EDSAC", "Concept"),
+        # A known country before its keyword: not a union.
+        ("Ties with the Soviet Union improved.", "Soviet Union", "Location"),
+        # A title word opening a body's name.
+        (
+            "A report by the General Accounting Office came out.",
+            "General Accounting Office",
+            "Organization",
+        ),
+        # A news dateline's place, in capitals.
+        ("DAYTON, Ohio (AP) _ The plant closed.", "DAYTON", "Location"),
+        # A lone surname mid-sentence.
+        ("Investigators said that Oswald acted alone.", "Oswald", "Person"),
+        # A well-known city with no other cue.
+        ("Officials in talks with Moscow agreed.", "Moscow", "Location"),
+        # One-word bodies.
+        ("The plan went to Congress on Monday.", "Congress", "Organization"),
+        ("The range lies in the Ocala National Forest today.", "Ocala National Forest", "Location"),
+    ],
+)
+def test_offline_types(text: str, name: str, entity_type: str) -> None:
+    """Catches: each typing rule added for issue 15 regressing."""
+    assert types(text).get(name) == entity_type
+
+
+def test_a_capitalised_word_the_text_also_writes_lowercase_is_no_surname() -> None:
+    """Catches: a common noun capitalised in a heading or title becoming a Person."""
+    found = types("They saw the Engine later; the engine was slow.")
+    assert found.get("Engine") != "Person"
