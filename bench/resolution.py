@@ -83,6 +83,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-parts": [1000, 5000, 10000],
     "people-homes": [5000],
     "people-us": [10000],
+    "people-export": [1000, 5000],
     "listings": [None],
     "articles": [None],
 }
@@ -330,6 +331,14 @@ def _iso(day: str, month: str, year: str) -> str | None:
     return f"{int(year):04d}-{int(month):02d}-{int(day):02d}"
 
 
+def _written_iso(text: str) -> str | None:
+    """A written-out date ("18 June 1856") as ISO; a year alone or nothing as None."""
+    try:
+        return datetime.strptime(text, "%d %B %Y").date().isoformat()
+    except ValueError:
+        return None
+
+
 def _column(records: RecordSet, name: str, convert: Callable[[str], Any] = _clean) -> list[Any]:
     return [convert(row[name]) for row in records.rows]
 
@@ -436,6 +445,42 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             [block_on("natid"), block_on("given_name", "family_name", "dob")],
             0.6,
             [block_on("given_name", "family_name"), block_on("dob")],
+        )
+    if kind == "people-export":
+        # One name column and a written-out date: a Splink user parses the date to ISO
+        # first (done here, to its favour) and compares the name as the docs compare a
+        # name column.
+        rows = records.rows
+        frame = {
+            "unique_id": ids,
+            "full_name": _column(records, "Full Name"),
+            "dob": [_written_iso(r["Date of Birth"]) for r in rows],
+            "street": _column(records, "Street"),
+            "city": _column(records, "City"),
+            "postcode": _column(records, "Post Code"),
+            "occupation": _column(records, "Occupation"),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [
+                    block_on("full_name"),
+                    block_on("dob"),
+                    block_on("postcode"),
+                    block_on("street", "city"),
+                ],
+                [
+                    cl.NameComparison("full_name").configure(term_frequency_adjustments=True),
+                    cl.DateOfBirthComparison("dob", input_is_string=True),
+                    cl.JaroWinklerAtThresholds("street", [0.9, 0.7]),
+                    cl.ExactMatch("city").configure(term_frequency_adjustments=True),
+                    cl.PostcodeComparison("postcode"),
+                    cl.ExactMatch("occupation").configure(term_frequency_adjustments=True),
+                ],
+            ),
+            [block_on("full_name", "dob"), block_on("postcode", "dob")],
+            0.6,
+            [block_on("full_name"), block_on("dob")],
         )
     if kind == "people-us":
         given, family = [], []

@@ -28,6 +28,12 @@ Sets (columns exactly as a user's CSV would hold them):
     it takes the first's family name, address, postcode and town (a spouse or a child:
     other given name, birth date, id number and job). Related entities that share
     everything a household shares are the test.
+``people-export`` (same source and identities as ``people-parts``; ``--id-column "Record
+    ID"``, no ``--name-column``): the table as a spreadsheet export would hold it, with
+    headers of words and capitals: ``Full Name`` (given, middle and family name in one
+    cell), ``Date of Birth`` written out ("18 June 1856"; the year alone when day or
+    month is missing), ``Street``, ``City``, ``Post Code``, ``Occupation``. No id number,
+    no sex: the strongest fields are gone.
 ``people-us`` (same source; ``--id-column person_key --name-column name``)
     ``person_key``; ``name`` as "Family, Given Middle"; ``birth_date`` as
     MM/DD/YYYY; ``ssn`` (a US-social-security-like number per identity);
@@ -63,6 +69,7 @@ Corruption model (record-level unless said otherwise; rates are per record):
 
 from __future__ import annotations
 
+import calendar
 import csv
 import gzip
 import json
@@ -457,6 +464,29 @@ def people_homes(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("people-homes", "Person", "rec_id", "display_name", rows, parts.gold)
 
 
+def people_export(source: list[dict[str, str]], seed: int) -> RecordSet:
+    parts = people_parts(source, seed)
+    rows = []
+    for row in parts.rows:
+        day, month, year = row["birth_day"], row["birth_month"], row["birth_year"]
+        written = f"{int(day)} {calendar.month_name[int(month)]} {year}" if day and month else year
+        name = " ".join(
+            p for p in (row["given_name"], row["middle_names"], row["family_name"]) if p
+        )
+        rows.append(
+            {
+                "Record ID": row["rec_id"],
+                "Full Name": name,
+                "Date of Birth": written,
+                "Street": row["address_line"],
+                "City": row["town"],
+                "Post Code": row["pcode"],
+                "Occupation": row["job"],
+            }
+        )
+    return RecordSet("people-export", "Person", "Record ID", "Full Name", rows, parts.gold)
+
+
 def people_us(source: list[dict[str, str]], seed: int) -> RecordSet:
     rows, gold = [], []
     for number, row in enumerate(source):
@@ -571,12 +601,14 @@ def articles(documents: list[dict[str, Any]], seed: int) -> RecordSet:
 
 def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     """One named set, full size."""
-    if name in {"people-50k", "people-parts", "people-us", "people-homes"}:
+    if name in {"people-50k", "people-parts", "people-us", "people-homes", "people-export"}:
         source = read_rows(PEOPLE_FILE, data)
         if name == "people-50k":
             return people_50k(source)
         if name == "people-homes":
             return people_homes(source, seed)
+        if name == "people-export":
+            return people_export(source, seed)
         return people_parts(source, seed) if name == "people-parts" else people_us(source, seed)
     if name == "articles":
         with gzip.open(data / REDOCRED_FILE, "rt", encoding="utf-8") as handle:
@@ -595,6 +627,7 @@ SETS = (
     "people-parts",
     "people-homes",
     "people-us",
+    "people-export",
     "listings",
     "articles",
 )
