@@ -29,10 +29,16 @@ What it finds, per chunk, with the rule that fires first:
 - Location (0.6): a run after "in", "at", "near", "from", ..., or "north of" /
   "town of", or before ", <known place>" ("Aiken, S.C.").
 - Organization (0.6): a lone ALL-CAPS word of 2-6 letters, or dotted (U.N.).
+- Location (0.6): a run after "<person> of" ("Brian Michaud of Millinocket") or
+  "native of".
+- Organization (0.6): a run before a staff noun ("Chevron spokesman", "an Emery
+  employee"); "Institute of ...", "Union of ..." (a body keyword, then "of").
 - Person (0.7): one word equal to the last word of a Person found earlier in the chunk.
 - Person (0.6 / 0.5): a word before "said"/"told"; any 2-4 word Titlecase run.
 - Person (0.4): a lone capitalised word inside a sentence that nothing above claims
-  and that the text never writes in lowercase ("Oswald"): a surname, most often.
+  and that the text never writes in lowercase ("Oswald"): a surname, most often; a
+  sentence's first word followed by an age or a description ("Tal, a senior ...
+  official").
 - Concept (0.3): any other capitalised run that does not start a sentence, or that
   does and has several words, or one word the sentence defines ("Odessa is a ...").
 - A single word opening a sentence is a name when the chunk names it elsewhere
@@ -194,7 +200,8 @@ SINGLE_WORD_ORGS = _words(
 #: "northeast of Boise", "the town of Lowman": "of" after these introduces a place.
 _PLACE_OF = _words(
     "north south east west northeast northwest southeast southwest town city village "
-    "county state province suburb capital outskirts region island"
+    "county state province suburb capital outskirts region island native natives resident "
+    "residents"
 )
 LOCATION_PREPOSITIONS = _words(
     "in at near from outside inside across toward towards into via throughout around"
@@ -211,7 +218,13 @@ KNOWN_PLACES = _words(
     "Norway Pakistan Panama Peru Philippines Poland Portugal Romania Russia Rwanda "
     "Scotland Serbia Singapore Somalia Spain Sudan Sweden Switzerland Syria Taiwan "
     "Tanzania Thailand Tibet Tunisia Turkey Uganda Ukraine Uruguay Venezuela Vietnam "
-    "Wales Yemen Yugoslavia Zaire Zambia Zimbabwe Alabama Alaska Arizona Arkansas "
+    "Wales Yemen Yugoslavia Zaire Zambia Zimbabwe Madagascar Oman Qatar Bahrain Chad Mali "
+    "Niger Senegal Gabon Cameroon Congo Sudan Eritrea Djibouti Botswana Namibia "
+    "Malawi Burundi Benin Togo Mauritania Belarus Moldova Estonia Latvia Slovakia Slovenia "
+    "Macedonia Montenegro Luxembourg Monaco Malta Kazakhstan Uzbekistan Turkmenistan "
+    "Kyrgyzstan Tajikistan Azerbaijan Burma Myanmar Bhutan Brunei Fiji Paraguay Guyana "
+    "Suriname Belize Bahamas Barbados Grenada Dominica Bosnia-Herzegovina Herzegovina "
+    "Alabama Alaska Arizona Arkansas "
     "California Colorado Connecticut Delaware Florida Georgia Hawaii Idaho Illinois "
     "Indiana Iowa Kansas Kentucky Louisiana Maine Maryland Massachusetts Michigan "
     "Minnesota Mississippi Missouri Montana Nebraska Nevada Ohio Oklahoma Oregon "
@@ -246,6 +259,7 @@ KNOWN_PLACES = _words(
         "Latin America",
         "Middle East",
         "Puerto Rico",
+        "Sierra Leone",
     ]
 )
 #: Capitals and large cities, written for this project from general knowledge: a lone
@@ -353,6 +367,18 @@ _SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*\s+|\n")
 #: person's home town after a name and an age ("John Smith, 41, of Millinocket").
 _PLACE_OF_BEFORE = re.compile(
     rf"(?:\b(?:{'|'.join(sorted(_ORG_ABBREVIATIONS))})\.?|,\s*\d{{1,3}}\s*,)\s+of\s+$"
+)
+#: Staff nouns: the run before one names whose staff ("Chevron spokesman").
+_STAFF_NOUNS = _words(
+    "spokesman spokeswoman spokesperson employee employees executive executives official "
+    "officials chairman analyst analysts engineer engineers worker workers staff lawyer "
+    "lawyers attorney attorneys director directors president"
+)
+#: After a sentence's first word: an age or a description in apposition names a person.
+_APPOSITION = re.compile(
+    r" , (?:\d{1,3} ,|(?:a|an) (?:[\w-]+ ){0,4}(?:official|leader|member|"
+    r"professor|lawyer|spokesman|spokeswoman|director|chairman|president|"
+    r"executive|commander|minister|officer|senator|judge)\b)"
 )
 #: A verb of making before "the": "built the EDSAC", "launched the XR7".
 _MADE_BEFORE = re.compile(
@@ -746,9 +772,12 @@ class OfflineExtractor:
             and not any(w in ORG_KEYWORDS for w in words[1:])
         ):
             entity_type, confidence = PERSON, 0.9
-        elif any(w in ORG_KEYWORDS for w in words[1:]) or (
-            len(words) > 1 and words[0] in {"University", "Bank", "Ministry", "Department"}
+        elif (
+            any(w in ORG_KEYWORDS for w in words[1:])
+            or (len(words) > 1 and words[0] in {"University", "Bank", "Ministry", "Department"})
+            or (len(words) > 2 and words[0] in ORG_KEYWORDS and words[1] in {"of", "for", "on"})
         ):
+            # "Institute of Mechanics", "Union of Democratic Forces": a body of something.
             entity_type, confidence = ORGANIZATION, 0.85
         elif len(words) > 1 and words[-1] in PLACE_KEYWORDS:
             entity_type, confidence = LOCATION, 0.8
@@ -776,6 +805,22 @@ class OfflineExtractor:
             or (before == "of" and _PLACE_OF_BEFORE.search(text, 0, start) is not None)
         ):
             entity_type, confidence = LOCATION, 0.6
+        elif (
+            before == "of"
+            and run[0] > 1
+            and tokens[run[0] - 2].bare in people_surnames
+            and text[tokens[run[0] - 2].end : tokens[run[0] - 1].start] == " "
+        ):
+            # "Brian Michaud of Millinocket": a person, then the town they are from.
+            entity_type, confidence = LOCATION, 0.6
+        elif (
+            after.lower() in _STAFF_NOUNS
+            and after_gap == " "
+            and not after[:1].isupper()
+            and words[0] not in TITLES
+        ):
+            # "Chevron spokesman Jonathan Lifa", "an Emery employee": whose staff.
+            entity_type, confidence = ORGANIZATION, 0.6
         elif len(words) == 1 and words[0] in people_surnames:
             entity_type, confidence = PERSON, 0.7
         elif after.lower() in SPEECH_VERBS and after_gap == " ":
@@ -806,6 +851,15 @@ class OfflineExtractor:
         else:
             entity_type = None
             confidence = 0.0
+        if (
+            entity_type is None
+            and sentence_initial
+            and len(words) == 1
+            and words[0] not in FUNCTION_WORDS | MONTHS
+            and _APPOSITION.match(text, end) is not None
+        ):
+            # "Tal, a senior Defense Ministry official", "Cheek, 53, is": a person.
+            entity_type, confidence = PERSON, 0.4
         if entity_type is None:
             if sentence_initial and len(words) == 1 and words[0] not in FUNCTION_WORDS:
                 defer(start, end)

@@ -6,16 +6,21 @@ mentions have the types the pattern expects. No pattern, no edge: co-occurrence
 alone is never taken for a fact.
 
 - WORKS_FOR: person X ", director of the" / ", an executive with" / ", a" / " of
-  (the)" / " at the" / " founded (the)" organisation Y; organisation Y, a role
-  ("spokesman", "Commander"), person X; Y ", led by" X.
+  (the)" / " at the" / " founded (the)" / " 's" organisation Y; X ", " Y " 's
+  chairman"; organisation Y, a role ("spokesman", "Commander"), person X; Y ", led
+  by" X.
 - LOCATED_IN (an organisation's seat): organisation X " in" / " of" / ", based in" /
   " headquarters in" place Y; "Y-based X"; "Y 's X"; a dateline "Y ( X )".
-- LIVES_IN: person X ", of" / ", a native of" / " lives in" place Y.
+- LIVES_IN: person X ", of" / ", a native of" / " lives in" place Y; X ", a" Y
+  " businessman"; place Y, an occupation or office, person X ("Atlanta businessman
+  X", "New Jersey Gov. X").
 - BORN_IN: person X ", born in" / " was born (on <date>,) in" place Y.
 - LOCATED_IN (a place in a place): X ", " known place Y ("Aiken, S.C."); X " in
-  (northern)" Y; X ", the capital of" Y; "Y 's X".
+  (northern)" Y; X " in the southeastern part of" Y; X ", the capital of" / ", an
+  island nation in the" Y; "Y 's X".
 - KILLED: person X " killed" / ", who assassinated" / " was convicted of murdering"
-  person Y; Y " was shot by" X; "Y 's assassin X"; "the assassination of Y by X".
+  person Y (not when the verb is passive: "Y was shot and ... X"); Y " was shot by"
+  X; "Y 's assassin X"; "the assassination of Y by X".
 
 A person or organisation placed in one member of a comma-joined place ("of Bethany,
 Conn.", "BANGKOK, Thailand (AP)") is placed in every member.
@@ -97,6 +102,25 @@ _LEADS = (
 _FOUNDED = re.compile(rf"^\s+(?:(?:also|later|then)\s+)?{_LEADS}\s+(?:the\s+)?$")
 _LED_BY = re.compile(rf"^\s*,?\s*(?:which\s+was\s+|was\s+)?{_LEADS}\s+{_ADJ}{{0,3}}by\s+$")
 _WORKS_FOR_OP = re.compile(rf"^\s*(?:'s\s+)?(?:[\w-]+\s+)?{_ROLES}\s+$", re.IGNORECASE)
+#: "Mulroney 's Progressive Conservative Party"; "Georges , International Paper 's chairman".
+_PERSON_S = re.compile(r"^\s*'s\s+(?:[a-z-]+\s+){0,2}$")
+_COMMA = re.compile(r"^\s*,\s*$")
+_ORG_S_ROLE = re.compile(rf"^\s*'s\s+(?:[a-z-]+\s+){{0,2}}{_ROLES}\b", re.IGNORECASE)
+#: "Atlanta businessman Neil Estes", "New Jersey Gov. Thomas Kean", "a Netherlands
+#: businessman": a place, then a person's occupation or office.
+_PLACE_ROLE = (
+    r"(?:businessman|businesswoman|historian|pianist|writer|author|teacher|farmer|doctor|"
+    r"resident|native|student|artist|poet|composer|singer|actor|actress|banker|merchant|"
+    rf"{_ROLES})"
+)
+_LOC_ROLE_PERSON = re.compile(rf"^\s*(?:'s\s+)?(?:[a-z-]+\s+)?{_PLACE_ROLE}\s+$", re.IGNORECASE)
+#: A person named with an office a place elects or sends: "New Jersey Gov. Thomas Kean".
+_OFFICE_NAME = re.compile(
+    r"^(?:Gov|Governor|Sen|Senator|Rep|Ambassador|President|Premier|Mayor|Prime\s+Minister)"
+    r"\.?\s"
+)
+_ROLE_AFTER = re.compile(rf"^\s+(?:[a-z-]+\s+)?{_PLACE_ROLE}\b", re.IGNORECASE)
+_A_BEFORE = re.compile(r"(?:^|\s),\s*(?:a|an|the)\s+$")
 _ORG_IN = re.compile(
     r"^(?:\s*,\s*)?\s+(?:in|of|from|in\s+nearby|based\s+in|headquartered\s+in|"
     r"(?:with\s+)?headquarters\s+in(?:\s+nearby)?|in\s+the)\s+$"
@@ -112,21 +136,26 @@ _LOC_IN_LOC = re.compile(
     r"(?:(?:north|south|east|west|central|northern|southern|eastern|western|"
     r"north-?east|north-?west|south-?east|south-?west|northeast|northwest|southeast|"
     r"southwest)(?:ern)?\s+)?"
-    r"|\s*,\s*(?:the|a)\s+(?:capital|city|town|village|state|province|region|county|"
-    r"island(?:\s+nation)?|country|suburb|port)\s+(?:of|in)\s+(?:the\s+)?)$"
+    r"|\s*,\s*(?:the|a|an)\s+(?:[a-z-]+\s+){0,2}(?:capital|city|town|village|state|"
+    r"province|region|county|island|nation|country|suburb|port)\s+(?:of|in)\s+(?:the\s+)?"
+    r"|\s*,?\s+in\s+the\s+(?:[a-z-]+\s+)?part\s+of\s+)$"
 )
 _POSSESSIVE = re.compile(r"^\s*'s\s+$")
 _KILL_ACTIVE = re.compile(
-    r"^\s*,?\s*(?:who\s+)?(?:[a-z,-]+\s+){0,6}?"
+    r"^\s*,?\s*(?:who\s+)?(?:[a-z,-]+\s+){0,8}?"
     r"(?:killed|assassinated|murdered|shot|assassinating|murdering|killing|shoots|"
     r"stabbed|strangled|slew|assassin\s+of|killer\s+of|murderer\s+of|"
     r"(?:convicted|accused|suspected)\s+of)\s+"
-    r"(?:[a-z-]+\s+){0,4}$"
+    r"(?:[a-z-]+\s+){0,6}$"
 )
 _KILL_PASSIVE = re.compile(
-    r"^\s*,?\s*(?:who\s+)?(?:had\s+)?(?:just\s+)?(?:was|were|been|being)\s+"
+    r"^\s*,?\s*(?:[a-z,]+\s+){0,5}?(?:had\s+)?(?:just\s+)?(?:was|were|been|being)\s+"
     r"(?:fatally\s+)?(?:killed|assassinated|murdered|shot|stabbed)(?:\s+to\s+death)?\s+by\s+"
     r"(?:[a-z-]+\s+){0,3}$"
+)
+#: "Kennedy was shot and the ambulance that took Oswald": the verb is not Kennedy's act.
+_PASSIVE_KILL_WORDS = re.compile(
+    r"\b(?:was|were|been|being)\s+(?:\w+\s+)?(?:killed|assassinated|murdered|shot|stabbed)\b"
 )
 _ASSASSIN_OF = re.compile(r"^\s*'s\s+(?:assassin|killer|murderer)\s*,?\s+$")
 _KILLING_OF_BEFORE = re.compile(r"(?:assassination|killing|murder|slaying)\s+of\s+$")
@@ -176,7 +205,8 @@ def find_relations(text: str, mentions: Sequence[Mention]) -> list[SpannedRelati
                     if re.fullmatch(r"\s*,\s*", gap):
                         containers.setdefault(id(left), []).append(right)
                         containers.setdefault(id(right), []).append(left)
-            _pair_rules(emit, left, right, gap, before, between)
+            after = text[right.end : right.end + 40]
+            _pair_rules(emit, left, right, gap, before, after, between)
     # A thing placed in one member of "Bethany, Conn." is placed in every member.
     placed = [r for r in found.values() if r.relationship_type in (LIVES_IN, BORN_IN)] + [
         r for r in found.values() if r.relationship_type == LOCATED_IN
@@ -193,14 +223,25 @@ def find_relations(text: str, mentions: Sequence[Mention]) -> list[SpannedRelati
 
 
 def _pair_rules(
-    emit: _Emit, left: Mention, right: Mention, gap: str, before: str, between: list[Mention]
+    emit: _Emit,
+    left: Mention,
+    right: Mention,
+    gap: str,
+    before: str,
+    after: str,
+    between: list[Mention],
 ) -> None:
     """Every rule that reads one ordered pair of mentions with nothing named between."""
     pair = (left.entity_type, right.entity_type)
     if (
         pair == (PERSON, ORGANIZATION)
         and not between
-        and (_WORKS_FOR_PO.match(gap) or _FOUNDED.match(gap))
+        and (
+            _WORKS_FOR_PO.match(gap)
+            or _FOUNDED.match(gap)
+            or _PERSON_S.match(gap)
+            or (_COMMA.match(gap) and _ORG_S_ROLE.match(after))
+        )
     ):
         emit(left, right, WORKS_FOR)
     elif (
@@ -216,8 +257,16 @@ def _pair_rules(
     elif pair == (PERSON, LOCATION):
         if _BORN_IN.match(gap) and not any(m.entity_type == PERSON for m in between):
             emit(left, right, BORN_IN)
-        elif not between and _LIVES_IN.match(gap):
+        elif not between and (
+            _LIVES_IN.match(gap) or (_A_BEFORE.search(gap) and _ROLE_AFTER.match(after))
+        ):
             emit(left, right, LIVES_IN)
+    elif (
+        pair == (LOCATION, PERSON)
+        and not between
+        and (_LOC_ROLE_PERSON.match(gap) or (gap == " " and _OFFICE_NAME.match(right.name)))
+    ):
+        emit(right, left, LIVES_IN)
     elif pair == (PERSON, PERSON) and not between:
         if (
             _ASSASSIN_OF.match(gap)
@@ -225,7 +274,7 @@ def _pair_rules(
             or (_BY.match(gap) and _KILLING_OF_BEFORE.search(before))
         ):
             emit(right, left, KILLED)
-        elif _KILL_ACTIVE.match(gap):
+        elif _KILL_ACTIVE.match(gap) and not _PASSIVE_KILL_WORDS.search(gap):
             emit(left, right, KILLED)
 
 

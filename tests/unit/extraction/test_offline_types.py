@@ -33,6 +33,18 @@ def types(text: str) -> dict[str, str]:
         # One-word bodies.
         ("The plan went to Congress on Monday.", "Congress", "Organization"),
         ("The range lies in the Ocala National Forest today.", "Ocala National Forest", "Location"),
+        # A person, then the town they are from.
+        ("The diver Brian Michaud of Millinocket helped.", "Millinocket", "Location"),
+        # Whose staff: the run before a staff noun.
+        (
+            "Boeing Commercial Airplanes spokesman Craig Martin said so.",
+            "Boeing Commercial Airplanes",
+            "Organization",
+        ),
+        # A body of something.
+        ("He works at the Institute of Mechanics now.", "Institute of Mechanics", "Organization"),
+        # A sentence's first word in apposition with a description.
+        ("Tal , a senior Defense Ministry official , said no.", "Tal", "Person"),
     ],
 )
 def test_offline_types(text: str, name: str, entity_type: str) -> None:
