@@ -36,7 +36,12 @@ from redstring.consolidation.field_resolution import (
     resolve_fields,
 )
 from redstring.consolidation.mentions import score_mentions
-from redstring.consolidation.record_model import TrainedModel, train
+from redstring.consolidation.record_model import (
+    VETO_MIN_FIELDS,
+    RecordEvidence,
+    TrainedModel,
+    train,
+)
 from redstring.domain.exceptions import InvalidInputError, MalformedOutputError, TenantMismatchError
 
 if TYPE_CHECKING:
@@ -169,7 +174,8 @@ def _groups(
                 scorer=evidence,
                 reason=(
                     "record model trained on this workspace: every pair across the joined "
-                    f"groups scored >= {DISTINCT_THRESHOLD}, their mean >= {MERGE_THRESHOLD}"
+                    f"groups that shares {VETO_MIN_FIELDS} or more fields besides the name "
+                    f"scored >= {DISTINCT_THRESHOLD}, all pairs' mean >= {MERGE_THRESHOLD}"
                 ),
                 report=evidence.report,
                 model=evidence.model.as_dict() if evidence.model is not None else None,
@@ -283,11 +289,19 @@ def _plan(
             low = group.pairs.min(axis=1) * n + group.pairs.max(axis=1)
             apart_codes = np.asarray([i * n + j for i, j in separated], dtype=np.int64)
             probabilities[np.isin(low, apart_codes)] = 0.0
+        veto_probabilities, veto_scorer = probabilities, group.scorer
+        if isinstance(group.scorer, RecordEvidence):
+            # Sparse pairs do not veto (`RecordEvidence.veto_view`); bands and grey
+            # pairs keep the scores as they are.
+            veto_probabilities = group.scorer.veto_view(
+                probabilities, group.scorer.comparable, DISTINCT_THRESHOLD
+            )
+            veto_scorer = group.scorer.veto_scorer(DISTINCT_THRESHOLD)
         clusters = agreeing_clusters(
             len(members),
             group.pairs,
-            probabilities,
-            group.scorer,
+            veto_probabilities,
+            veto_scorer,
             merge_threshold=MERGE_THRESHOLD,
             distinct_threshold=DISTINCT_THRESHOLD,
             overrides=fixed,

@@ -13,8 +13,8 @@ import pytest
 from redstring.consolidation.clustering import agreeing_clusters
 from redstring.consolidation.dates import parse_date
 from redstring.consolidation.engine import resolve_sync
-from redstring.consolidation.kinds import FieldKind, detect_fields
-from redstring.consolidation.record_model import TrainedModel, train
+from redstring.consolidation.kinds import NAME_FIELD, FieldKind, detect_fields
+from redstring.consolidation.record_model import VETO_MIN_FIELDS, TrainedModel, train
 from redstring.domain.entity import Entity
 from redstring.domain.exceptions import InvalidInputError
 from redstring.domain.ids import EntityId, tenant_id_for
@@ -503,3 +503,23 @@ def test_levels_with_early_stopping_equal_levels_from_full_scores(
     full = [comparisons.compare(c, left, right) for c in columns]
     assert [s.tolist() for s in stopped] == [f.tolist() for f in full]
     assert 2 in full[0].tolist()  # the 0.80 pair reached the lowest band
+
+
+def test_only_a_pair_that_shares_fields_besides_the_name_can_veto_a_join() -> None:
+    """A low score on a pair that shares fewer than `VETO_MIN_FIELDS` present fields
+    says the evidence is missing, not that the two differ: the clustering's view lifts
+    it to the distinct threshold; a comparable pair keeps its score. Catches a veto that
+    reads missing evidence as a contradiction (sparse records never joined)."""
+    entities, _ = people(40, 2)
+    evidence = train(entities)
+    low = np.asarray([0.01, 0.01, 0.01, 0.9])
+    comparable = np.asarray([0, VETO_MIN_FIELDS - 1, VETO_MIN_FIELDS, 0])
+    assert evidence.veto_view(low, comparable, 0.05).tolist() == [0.05, 0.05, 0.01, 0.9]
+    # The same fields counted on candidate pairs and by the on-demand scorer.
+    left, right = evidence.pairs[:, 0], evidence.pairs[:, 1]
+    assert np.allclose(
+        evidence.veto_scorer(0.05)(left, right),
+        evidence.veto_view(evidence.probabilities, evidence.comparable, 0.05),
+    )
+    besides_name = [c for c in evidence.columns if c.spec.name != NAME_FIELD]
+    assert evidence.comparable.max() == len(besides_name)
