@@ -120,3 +120,18 @@ def test_a_wrong_shape_answer_from_a_real_endpoint_fails_the_cli_ingest_and_is_r
     rows = json.loads(again.output)
     assert rows[0]["status"] == "ok"
     assert rows[0]["entities"] == 1
+
+
+def test_a_cli_argument_that_is_not_utf8_is_refused_not_a_unicode_encode_error(
+    tmp_path: Path,
+) -> None:
+    """Found by the CLI fuzzer: `consolidate --type '\\ud800'` (undecodable argv bytes)
+    raised UnicodeEncodeError from the store."""
+    db = tmp_path / "w.db"
+    runner = CliRunner()
+    assert runner.invoke(app, ["init", "--db", str(db), "--embedder", "fake"]).exit_code == 0
+    result = runner.invoke(app, ["consolidate", "--type", "\ud800", "--db", str(db)])
+    assert result.exit_code == 1, result.output
+    assert not isinstance(result.exception, UnicodeEncodeError)
+    assert "--entity-type" in result.output
+    assert "not valid UTF-8" in result.output

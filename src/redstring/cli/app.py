@@ -106,6 +106,7 @@ def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
     @wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
+            _check_arguments(kwargs)
             return command(*args, **kwargs)
         except UnreadableFileError as exc:
             errors.print(f"[red]error:[/red] {exc}")
@@ -115,6 +116,20 @@ def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
             raise typer.Exit(1) from exc
 
     return wrapper
+
+
+def _check_arguments(arguments: dict[str, Any]) -> None:
+    """Refuse an argument no store can hold: bytes that are not UTF-8 reach Python as
+    lone surrogates (a query, a tenant, a `--type` from a mis-encoded shell)."""
+    for name, value in arguments.items():
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str):
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    raise InvalidInputError(
+                        f"--{name.replace('_', '-')} {text!r} is not valid UTF-8 text"
+                    ) from exc
 
 
 def run(coroutine: Coroutine[Any, Any, R]) -> R:
