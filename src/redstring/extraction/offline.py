@@ -35,10 +35,10 @@ What it finds, per chunk, with the rule that fires first:
   employee"); "Institute of ...", "Union of ..." (a body keyword, then "of").
 - Person (0.7): one word equal to the last word of a Person found earlier in the chunk.
 - Person (0.6 / 0.5): a word before "said"/"told"; any 2-4 word Titlecase run.
-- Person (0.4): a lone capitalised word inside a sentence that nothing above claims
-  and that the text never writes in lowercase ("Oswald"): a surname, most often; a
-  sentence's first word followed by an age or a description ("Tal, a senior ...
-  official").
+- Person (0.4): a sentence's first word followed by an age or a description ("Tal, a
+  senior ... official"). A lone capitalised word inside a sentence is not typed a
+  Person: as "David" or "Danny" it joined two people's mentions in consolidation
+  (Re-DocRED's chain audit), so it stays a Concept.
 - Concept (0.3): any other capitalised run that does not start a sentence, or that
   does and has several words, or one word the sentence defines ("Odessa is a ...").
 - A single word opening a sentence is a name when the chunk names it elsewhere
@@ -79,7 +79,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING
 
 from redstring.extraction.extractor import ChunkExtraction, EntityMention
@@ -831,17 +830,6 @@ class OfflineExtractor:
             and not set(words) & _HEADED_CONNECTORS  # "Battle of Homs" names no one
         ):
             entity_type, confidence = PERSON, 0.5
-        elif (
-            len(words) == 1
-            and not sentence_initial
-            and not first.text.isupper()
-            and words[0] not in FUNCTION_WORDS | MONTHS | ORG_KEYWORDS | PLACE_KEYWORDS
-            and words[0].lower() not in _lowercase_words(text)
-        ):
-            # A lone capitalised word inside a sentence that no known place, body or
-            # value claims, and that the text never writes in lowercase ("Kennedy",
-            # "Oswald"), is most often a person named by surname.
-            entity_type, confidence = PERSON, 0.4
         elif words[0] not in FUNCTION_WORDS and (
             not sentence_initial or len(words) > 1 or _DEFINES.match(text, end) is not None
         ):
@@ -878,12 +866,6 @@ def _dateline(text: str, tokens: list[_Token], run: list[int], after_gap: str) -
         and len(tokens[run[0]].bare) > 2
         and after_gap.strip() in (",", "(")
     )
-
-
-@cache
-def _lowercase_words(text: str) -> frozenset[str]:
-    """Every lowercase word of `text`: a capitalised word also seen lowercase is a common noun."""
-    return frozenset(w for w in re.findall(r"[^\W\d_][\w'-]*", text) if w.islower())
 
 
 def _place_follows(tokens: list[_Token], index: int) -> bool:
