@@ -276,7 +276,7 @@ async def _batch_vectors(
     unique = {e.id: e for doc in built for e in doc.entities}
     if embeddings is None or not unique:
         return None
-    return await _vectors_event(workspace, tenant_id, list(unique.values()), embeddings, cache)
+    return await vectors_event(workspace, tenant_id, list(unique.values()), embeddings, cache)
 
 
 async def _commit(
@@ -295,7 +295,7 @@ async def _commit(
                     doc.stream, doc.events, expected_version=doc.expected_version
                 )
         if vectors is not None:
-            await _append_vectors(workspace, vectors)
+            await append_vectors(workspace, vectors)
         await workspace.catch_up()
     for doc in built:
         report = doc.report
@@ -453,24 +453,13 @@ async def embed_entities(
     vector store without calling the model again. Each distinct name is embedded
     once: ids are per document, so a batch names "United States" many times.
     """
-    return await embed_known(workspace, tenant_id, entities, embeddings, VectorCache(limit=0))
-
-
-async def embed_known(
-    workspace: Workspace,
-    tenant_id: TenantId,
-    entities: Sequence[Entity],
-    embeddings: EmbeddingProvider,
-    known: VectorCache,
-) -> int:
-    """`embed_entities`, reusing and filling `known`: the batches of one import share it."""
-    event = await _vectors_event(workspace, tenant_id, entities, embeddings, known)
-    await _append_vectors(workspace, event)
+    event = await vectors_event(workspace, tenant_id, entities, embeddings, VectorCache(limit=0))
+    await append_vectors(workspace, event)
     await workspace.catch_up()
     return len(event.vectors)
 
 
-async def _vectors_event(
+async def vectors_event(
     workspace: Workspace,
     tenant_id: TenantId,
     entities: Sequence[Entity],
@@ -504,7 +493,9 @@ async def _vectors_event(
     )
 
 
-async def _append_vectors(workspace: Workspace, event: EntitiesEmbedded) -> None:
+async def append_vectors(workspace: Workspace, event: EntitiesEmbedded) -> None:
+    """Append `event` to its model's embeddings stream (record import commits it with
+    the records it embeds, in one transaction)."""
     stream = embeddings_stream(event.tenant_id, event.model)
     version = await workspace.log.stream_version(stream, event.tenant_id)
     await workspace.append(stream, [event], expected_version=version)

@@ -254,7 +254,7 @@ async def import_records(
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
     """Append `RecordsImported` events for `records` in batches, project, and embed."""
-    from redstring.composition.build_graph import VectorCache, _append_vectors, _vectors_event
+    from redstring.composition.build_graph import VectorCache, append_vectors, vectors_event
 
     mapping = mapping.for_columns(columns_of(records)) if records else mapping
     report = ImportReport(
@@ -288,14 +288,14 @@ async def import_records(
             vectors = (
                 None
                 if embeddings is None
-                else await _vectors_event(workspace, tenant_id, batch, embeddings, known)
+                else await vectors_event(workspace, tenant_id, batch, embeddings, known)
             )
             with workspace.atomic():
                 version = await workspace.log.stream_version(stream, tenant_id)
                 event = RecordsImported(tenant_id=tenant_id, source_id=source_id, entities=batch)
                 await workspace.append(stream, [event], expected_version=version)
                 if vectors is not None:
-                    await _append_vectors(workspace, vectors)
+                    await append_vectors(workspace, vectors)
                 await workspace.catch_up()
             report.entities += len(batch)
             report.embedded += 0 if vectors is None else len(vectors.vectors)

@@ -169,12 +169,7 @@ class RecordEvidence:
         def score(
             left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
         ) -> npt.NDArray[np.float64]:
-            if not self.columns:
-                return np.zeros(len(left), dtype=np.float64)
-            levels = _levels(self.columns, left, right)
-            probabilities = self._gate(
-                levels, _probability(self._log_factor(levels, left, right), self.prior_logit)
-            )
+            levels, probabilities = self._scored(left, right)
             return self.veto_view(probabilities, self._comparable(levels), distinct)
 
         return score
@@ -187,9 +182,24 @@ class RecordEvidence:
         self, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
     ) -> npt.NDArray[np.float64]:
         """Match probability of arbitrary index pairs (the clustering's `PairScorer`)."""
-        if not self.columns:
-            return np.zeros(len(left), dtype=np.float64)
+        return self._scored(left, right)[1]
+
+    def _scored(
+        self, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]]:
+        """Each pair's comparison levels and match probability."""
         levels = _levels(self.columns, left, right)
+        if not self.columns:
+            return levels, np.zeros(len(left), dtype=np.float64)
+        return levels, self._from_levels(levels, left, right)
+
+    def _from_levels(
+        self,
+        levels: npt.NDArray[np.int8],
+        left: npt.NDArray[np.int64],
+        right: npt.NDArray[np.int64],
+    ) -> npt.NDArray[np.float64]:
+        """Match probability of pairs whose comparison levels are known."""
         return self._gate(
             levels, _probability(self._log_factor(levels, left, right), self.prior_logit)
         )
@@ -773,10 +783,7 @@ def train(
         reused=reused,
     )
     evidence.comparable = evidence._comparable(levels)
-    evidence.probabilities = evidence._gate(
-        levels,
-        _probability(evidence._log_factor(levels, pairs[:, 0], pairs[:, 1]), evidence.prior_logit),
-    )
+    evidence.probabilities = evidence._from_levels(levels, pairs[:, 0], pairs[:, 1])
     return evidence
 
 
