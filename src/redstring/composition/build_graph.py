@@ -24,10 +24,14 @@ extraction under the same source id appends a `DocumentRetracted` first: the old
 extraction's provenance is withdrawn, entities the new text no longer yields are
 removed (graph and vectors), and its `ChunksStored` replaces the old chunks.
 
-**Whole or nothing per document.** If extraction fails (the endpoint is down,
-the model keeps answering malformed JSON), nothing of that document is appended
-and the report says so; running the build again retries it. A partial document
-would otherwise be marked done by its content hash and never completed.
+**A document is complete only when all its chunks are.** With the offline
+extractor a document is extracted whole. With an `LlmExtractor`, a chunk whose
+answer is unusable (or whose endpoint is down) fails alone: the chunks that
+worked are appended as `ChunkExtracted` events with an `ExtractionFailed` naming
+the failed ones, and no `DocumentExtracted` -- so the content hash does not mark
+the document done, nothing reaches the graph, and the report says so. Running
+the build again on the same text asks the model only for the failed chunks and
+completes the document from the kept answers plus the new ones.
 
 **One commit per batch.** A batch's documents are extracted and embedded first,
 outside any transaction (model calls never hold the write lock); then their
@@ -54,13 +58,20 @@ from redstring.domain.usage import TokenUsage
 from redstring.events.base import decode
 from redstring.events.chunks import ChunksStored, StoredChunk
 from redstring.events.embedding import EmbeddedEntity, EntitiesEmbedded
-from redstring.events.ingest import ChunkStats, DocumentExtracted, DocumentRetracted
+from redstring.events.ingest import (
+    ChunkExtracted,
+    ChunkStats,
+    DocumentExtracted,
+    DocumentRetracted,
+    ExtractionFailed,
+)
 from redstring.events.streams import document_stream, embeddings_stream
 from redstring.extraction.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunk_text
 from redstring.extraction.classify import AUTO
 from redstring.extraction.extractor import LlmExtractor
 from redstring.extraction.mapping import map_document
 from redstring.extraction.offline import OfflineExtractor
+from redstring.extraction.schemas import ExtractionOutput
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -71,7 +82,7 @@ if TYPE_CHECKING:
     from redstring.domain.log import RecordedEvent
     from redstring.events.base import DomainEvent
     from redstring.extraction.chunking import Chunk
-    from redstring.extraction.extractor import Extractor
+    from redstring.extraction.extractor import ChunkExtraction, Extractor, ResumableExtraction
     from redstring.extraction.schemas import DomainSchema
     from redstring.ports.embedding import EmbeddingProvider
     from redstring.ports.llm import LlmProvider
@@ -346,16 +357,27 @@ async def _extract(
     chunks = chunk_text(document, chunk_size, chunk_overlap)
     report.total_chunks = len(chunks)
     notify(BuildProgress(source_id, "chunked", 0, len(chunks)))
-    usage_before = provider.usage if provider is not None else TokenUsage()
-    try:
-        extractions = await extractor.extract_document(chunks)
-    except LlmError as exc:
-        report.failed_chunks = len(chunks)
-        report.error = f"{type(exc).__name__}: {exc}"
-        return _Extracted(report, stream, version)
-    finally:
-        if provider is not None:
-            report.tokens = _usage_delta(usage_before, provider.usage)
+    if isinstance(extractor, LlmExtractor):
+        kept = await _kept_answers(workspace, stream, tenant_id, content_hash, chunks, extractor)
+        result = await extractor.extract_resumable(chunks, kept)
+        report.tokens = sum(
+            (a.tokens for a in result.answers.values()),
+            start=sum((f.tokens for f in result.failures), start=result.overhead),
+        )
+        if not result.complete:
+            return _incomplete(report, stream, version, tenant_id, content_hash, extractor, result)
+        extractions: list[ChunkExtraction] = result.in_order()
+    else:
+        usage_before = provider.usage if provider is not None else TokenUsage()
+        try:
+            extractions = await extractor.extract_document(chunks)
+        except LlmError as exc:
+            report.failed_chunks = len(chunks)
+            report.error = f"{type(exc).__name__}: {exc}"
+            return _Extracted(report, stream, version)
+        finally:
+            if provider is not None:
+                report.tokens = provider.usage - usage_before
     notify(BuildProgress(source_id, "extracted", len(chunks), len(chunks)))
 
     mapped = map_document(tenant_id, source_id, extractions)
@@ -382,9 +404,85 @@ async def _extract(
             entities=mapped.entities,
             relationships=mapped.relationships,
             chunks=ChunkStats(chunk_count=len(chunks), char_count=len(document)),
+            tokens=report.tokens,
         )
     )
     return _Extracted(report, stream, version, events, mapped.entities)
+
+
+async def _kept_answers(
+    workspace: Workspace,
+    stream: str,
+    tenant_id: TenantId,
+    content_hash: str,
+    chunks: Sequence[Chunk],
+    extractor: LlmExtractor,
+) -> dict[str, dict[int, ExtractionOutput]]:
+    """Answers earlier failed runs kept for this very text, cut the same way, from the
+    same model: by domain, then chunk index (a later answer for a chunk wins)."""
+    cuts = {(c.index, c.start, c.end) for c in chunks}
+    kept: dict[str, dict[int, ExtractionOutput]] = {}
+    for recorded in await workspace.log.read_stream(stream, tenant_id):
+        if recorded.event_type != ChunkExtracted.event_type:
+            continue
+        event = decode(recorded)
+        assert isinstance(event, ChunkExtracted)
+        if (
+            event.content_hash == content_hash
+            and event.model == extractor.model_name
+            and (event.chunk_index, event.start, event.end) in cuts
+        ):
+            kept.setdefault(event.domain, {})[event.chunk_index] = ExtractionOutput.model_validate(
+                event.output
+            )
+    return kept
+
+
+def _incomplete(
+    report: GraphBuildReport,
+    stream: str,
+    version: int,
+    tenant_id: TenantId,
+    content_hash: str,
+    extractor: LlmExtractor,
+    result: ResumableExtraction,
+) -> _Extracted:
+    """A document with failed chunks: keep this run's answers, record the failures."""
+    fresh = {i: a for i, a in sorted(result.answers.items()) if not a.reused}
+    events: list[DomainEvent] = [
+        ChunkExtracted(
+            tenant_id=tenant_id,
+            source_id=report.source_id,
+            content_hash=content_hash,
+            chunk_index=index,
+            start=answer.extraction.chunk.start,
+            end=answer.extraction.chunk.end,
+            model=extractor.model_name,
+            domain=result.domain,
+            output=answer.output.model_dump(mode="json", exclude_none=True),
+            tokens=answer.tokens,
+        )
+        for index, answer in fresh.items()
+    ]
+    first = result.failures[0]
+    events.append(
+        ExtractionFailed(
+            tenant_id=tenant_id,
+            source_id=report.source_id,
+            content_hash=content_hash,
+            model=extractor.model_name,
+            failed_chunks=[f.index for f in result.failures],
+            error=first.error,
+            tokens=sum((f.tokens for f in result.failures), start=result.overhead),
+        )
+    )
+    report.failed_chunks = len(result.failures)
+    report.error = (
+        f"{report.failed_chunks} of {report.total_chunks} chunks failed "
+        f"(the {len(result.answers)} that worked are kept for a rerun); "
+        f"chunk {first.index}: {first.error}"
+    )
+    return _Extracted(report, stream, version, events)
 
 
 def _stored_chunks(
@@ -515,11 +613,3 @@ async def _last_extraction(
 def _model_of(extractor: Extractor) -> str:
     name = getattr(extractor, "model_name", None)
     return name if isinstance(name, str) and name else OFFLINE_MODEL
-
-
-def _usage_delta(before: TokenUsage, after: TokenUsage) -> TokenUsage:
-    return TokenUsage(
-        prompt_tokens=after.prompt_tokens - before.prompt_tokens,
-        completion_tokens=after.completion_tokens - before.completion_tokens,
-        calls=after.calls - before.calls,
-    )

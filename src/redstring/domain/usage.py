@@ -14,6 +14,14 @@ class TokenUsage(BaseModel):
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    def __sub__(self, earlier: TokenUsage) -> TokenUsage:
+        """What was spent since `earlier` (a reading of the same running total)."""
+        return TokenUsage(
+            prompt_tokens=self.prompt_tokens - earlier.prompt_tokens,
+            completion_tokens=self.completion_tokens - earlier.completion_tokens,
+            calls=self.calls - earlier.calls,
+        )
+
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,

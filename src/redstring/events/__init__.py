@@ -4,9 +4,11 @@ from redstring.events.base import DomainEvent, decode, register, registered_type
 from redstring.events.chunks import ChunksStored, StoredChunk
 from redstring.events.embedding import EmbeddedEntity, EntitiesEmbedded
 from redstring.events.ingest import (
+    ChunkExtracted,
     ChunkStats,
     DocumentExtracted,
     DocumentRetracted,
+    ExtractionFailed,
     RecordsImported,
 )
 from redstring.events.merge import EntitiesMerged, MergeUndone, redirect_relationships
@@ -20,6 +22,7 @@ from redstring.events.streams import (
 )
 
 __all__ = [
+    "ChunkExtracted",
     "ChunkStats",
     "ChunksStored",
     "DocumentExtracted",
@@ -28,6 +31,7 @@ __all__ = [
     "EmbeddedEntity",
     "EntitiesEmbedded",
     "EntitiesMerged",
+    "ExtractionFailed",
     "MergeUndone",
     "RecordsImported",
     "ResolutionModelTrained",

