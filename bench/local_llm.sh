@@ -93,12 +93,14 @@ bench() {
     uv run python bench/extraction_conll04.py --split test --limit "$LIMIT"
     local ws
     ws="$(mktemp -d)"
-    echo "== redstring ingest --llm on the demo corpus (workspace $ws), twice"
+    echo "== redstring ingest --llm on the demo corpus ($ws/demo.db), twice"
+    uv run redstring init --db "$ws/demo.db" --embedder fake >/dev/null
     for run in 1 2; do
         echo "-- run $run"
-        /usr/bin/time -f "wall %e s" uv run redstring --workspace "$ws" ingest --llm examples/demo
+        /usr/bin/time -f "wall %e s" uv run redstring ingest --db "$ws/demo.db" --llm \
+            src/redstring/cli/demo/computing.md src/redstring/cli/demo/industry.md
     done
-    uv run redstring --workspace "$ws" stats
+    uv run redstring stats --db "$ws/demo.db"
 }
 
 case "${1:-all}" in
