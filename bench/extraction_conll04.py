@@ -8,6 +8,9 @@ scores are printed (its pattern relationships mapped to CoNLL04's types by
 LlmExtractor runs only when an endpoint is configured through the
 `REDSTRING_LLM_*` environment variables (at least REDSTRING_LLM_MODEL, see
 docs/how-to/configure-llm.md); otherwise the script says it skips and exits 0.
+It makes two passes through one response cache (`--llm-cache FILE` keeps it
+between runs): the first prints what the model was paid and how fast it
+answered, the second must make zero model calls and print the same scores.
 
 The LLM is given the CoNLL04 label set as a domain schema (types Person,
 Organization, Location, Other; relations WORK_FOR, KILL, ORG_BASED_IN,
@@ -20,6 +23,8 @@ import argparse
 import asyncio
 import os
 import sys
+import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -32,6 +37,7 @@ from conll04_scoring import (
     score_sentence,
 )
 
+from redstring.domain.exceptions import LlmError
 from redstring.extraction.chunking import Chunk
 from redstring.extraction.extractor import LlmExtractor
 from redstring.extraction.offline import OfflineExtractor
@@ -96,47 +102,67 @@ def run_offline(sentences: list[Sentence], min_confidence: float) -> Scores:
     return scores
 
 
-async def run_llm(sentences: list[Sentence]) -> tuple[Scores, str, int]:
+async def run_llm(sentences: list[Sentence], cache: Path | None) -> None:
+    """Two passes over `sentences` through one response cache: the first asks the
+    model (cold, unless `cache` already holds the answers), the second must be
+    answered from the cache with zero model calls and the same scores."""
+    from redstring.llm.cache import CachingLlmProvider, MemoryResponseStore, SqliteResponseStore
     from redstring.llm.openai_compat import OpenAICompatibleProvider
 
-    failures = 0
+    store = SqliteResponseStore(cache) if cache is not None else MemoryResponseStore()
     async with OpenAICompatibleProvider() as provider:
-        extractor = LlmExtractor(provider, CONLL_DOMAIN)
+        for name in ("first pass", "second pass"):
+            cached = CachingLlmProvider(provider, store)
+            extractor = LlmExtractor(cached, CONLL_DOMAIN)
+            failures: Counter[str] = Counter()
 
-        async def one(
-            sentence: Sentence,
-        ) -> tuple[Sentence, list[tuple[str, str]], list[tuple[str, str, str]]]:
-            nonlocal failures
-            try:
-                (got,) = await extractor.extract_document([sentence_chunk(sentence)])
-            except Exception as exc:
-                failures += 1
-                print(
-                    f"  sentence {sentence.orig_id}: {type(exc).__name__}: {exc}", file=sys.stderr
+            async def one(
+                sentence: Sentence,
+                extractor: LlmExtractor = extractor,
+                failures: Counter[str] = failures,
+            ) -> tuple[Sentence, list[tuple[str, str]], list[tuple[str, str, str]]]:
+                try:
+                    (got,) = await extractor.extract_document([sentence_chunk(sentence)])
+                except LlmError as exc:
+                    failures[type(exc).__name__] += 1
+                    print(f"  sentence {sentence.orig_id}: {exc}"[:300], file=sys.stderr)
+                    return sentence, [], []
+                return (
+                    sentence,
+                    [(e.name, e.entity_type) for e in got.entities],
+                    [(r.source, r.target, r.relationship_type) for r in got.relationships],
                 )
-                return sentence, [], []
-            return (
-                sentence,
-                [(e.name, e.entity_type) for e in got.entities],
-                [(r.source, r.target, r.relationship_type) for r in got.relationships],
-            )
 
-        results = await asyncio.gather(*(one(s) for s in sentences))
-        scores = Scores()
-        for sentence, entities, relations in results:
-            score_sentence(scores, sentence, entities, relations)
-        usage = provider.usage
-        return (
-            scores,
-            f"{provider.model_name}, {usage.calls} calls, {usage.total_tokens} tokens",
-            failures,
-        )
+            before = provider.usage
+            started = time.perf_counter()
+            results = await asyncio.gather(*(one(s) for s in sentences))
+            wall = time.perf_counter() - started
+            paid = provider.usage - before
+            scores = Scores()
+            for sentence, entities, relations in results:
+                score_sentence(scores, sentence, entities, relations)
+            failed = ", ".join(f"{k} {v}" for k, v in sorted(failures.items())) or "none"
+            print(
+                f"llm {name} ({provider.model_name}): {paid.calls} model calls, "
+                f"{cached.hits} cache hits; {paid.prompt_tokens} prompt + "
+                f"{paid.completion_tokens} completion tokens; wall {wall:.1f} s; "
+                f"{paid.completion_tokens / wall:.1f} completion tokens/s, "
+                f"{paid.total_tokens / wall:.1f} tokens/s; failed sentences: {failed}"
+            )
+            print(f"llm entities:  {scores.entities.line()}")
+            print(f"llm relations: {scores.relations.line()}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=["dev", "test"], default="test")
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument(
+        "--llm-cache",
+        type=Path,
+        default=None,
+        help="keep LLM answers in this SQLite file (default: in memory, for this run only)",
+    )
     args = parser.parse_args()
     path = DATA / f"conll04_{args.split}.json"
     if not path.exists():
@@ -159,10 +185,7 @@ def main() -> int:
             "REDSTRING_LLM_BASE_URL)"
         )
         return 0
-    scores, detail, failures = asyncio.run(run_llm(sentences))
-    print(f"llm ({detail}; {failures} failed sentences)")
-    print(f"llm entities:  {scores.entities.line()}")
-    print(f"llm relations: {scores.relations.line()}")
+    asyncio.run(run_llm(sentences, args.llm_cache))
     return 0
 
 

@@ -333,3 +333,45 @@ def test_ask_says_so_when_the_workspace_does_not_hold_the_answer(workspace: Path
     )
     assert "does not hold the answer" in out
     assert "Paris" not in out
+
+
+def test_ingest_llm_tokens_show_in_stats_and_a_rebuild_asks_the_model_nothing(
+    workspace: Path,
+) -> None:
+    """Catches token usage missing from `ingest` and `stats`, and the response cache
+    (beside the workspace file) not answering a repeated question: a workspace
+    rebuilt from the same files must make zero model calls."""
+    answer = completion(
+        json.dumps({"entities": [{"name": "Ada Lovelace", "type": "Person"}]}),
+        prompt_tokens=40,
+        completion_tokens=9,
+    )
+
+    def ingest_llm(server: ChatServer) -> list[dict[str, object]]:
+        env = {"REDSTRING_LLM_BASE_URL": server.base_url, "REDSTRING_LLM_MODEL": "test-model"}
+        result = subprocess.run(
+            [sys.executable, "-m", "redstring.cli", "ingest", "notes.md", "--llm", "--json"],
+            capture_output=True,
+            text=True,
+            cwd=workspace,
+            timeout=300,
+            env={**os.environ, **env},
+        )
+        assert result.returncode == 0, result.stderr
+        rows: list[dict[str, object]] = json.loads(result.stdout)
+        return rows
+
+    with ChatServer(default=answer) as server:
+        [first] = ingest_llm(server)
+        assert (first["llm_calls"], first["tokens"]) == (1, 49)
+        stats = json.loads(redstring("stats", "--documents", "--json", cwd=workspace).stdout)
+        assert stats["llm_tokens"] == {"prompt_tokens": 40, "completion_tokens": 9, "calls": 1}
+        assert stats["llm_tokens_by_document"]["notes.md"]["calls"] == 1
+        assert stats["incomplete_documents"] == []
+        assert (workspace / "redstring.db.llm-cache").exists()
+        (workspace / "redstring.db").unlink()
+        assert redstring("init", "--embedder", "fake", cwd=workspace).returncode == 0
+        [rebuilt] = ingest_llm(server)
+        assert len(server.requests) == 1
+    assert rebuilt["status"] == "ok"
+    assert (rebuilt["llm_calls"], rebuilt["entities"]) == (0, 1)

@@ -28,7 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from redstring.composition.answer import answer_question
-from redstring.composition.build_graph import DEFAULT_BATCH, build_graphs
+from redstring.composition.build_graph import DEFAULT_BATCH, build_graphs, extraction_usage
 from redstring.composition.consolidation import ConsolidationReport, Consolidator
 from redstring.composition.context import (
     DEFAULT_TOKEN_BUDGET,
@@ -155,10 +155,17 @@ def make_embedder(kind: Embedder) -> EmbeddingProvider | None:
     return LocalEmbeddingProvider()
 
 
-def make_llm() -> LlmProvider:
+def make_llm(workspace_file: Path | None = None) -> LlmProvider:
+    """The configured endpoint; with `workspace_file`, behind the response cache that
+    lives beside it (`redstring.llm.cache`), so a question is paid for once."""
     from redstring.llm.openai_compat import OpenAICompatibleProvider
 
-    return OpenAICompatibleProvider()
+    provider = OpenAICompatibleProvider()
+    if workspace_file is None:
+        return provider
+    from redstring.llm.cache import CachingLlmProvider, SqliteResponseStore, cache_path_for
+
+    return CachingLlmProvider(provider, SqliteResponseStore(cache_path_for(workspace_file)))
 
 
 def open_workspace(db: Path, *, create: bool = False) -> Workspace:
@@ -225,7 +232,7 @@ def ingest(
     with open_workspace(db, create=True) as workspace:
         tenant_id = workspace.register_tenant(tenant)
         embeddings = workspace_embedder(workspace)
-        provider = make_llm() if llm else None
+        provider = make_llm(db) if llm else None
         mapping = None
         if any(f.suffix.lower() in RECORD_SUFFIXES for f in files):
             mapping = RecordMapping(
@@ -244,12 +251,13 @@ def ingest(
             raise typer.Exit(1)
         return
     table = Table(title=f"ingested into {db} (tenant {tenant!r})")
-    for column in ("file", "status", "entities", "relationships", "embedded"):
+    columns: tuple[str, ...] = ("file", "status", "entities", "relationships", "embedded")
+    if llm:
+        columns += ("llm_calls", "tokens")
+    for column in columns:
         table.add_column(column)
     for row in results:
-        table.add_row(
-            *(str(row[key]) for key in ("file", "status", "entities", "relationships", "embedded"))
-        )
+        table.add_row(*(str(row[key]) for key in columns))
     console.print(table)
     if failed:
         raise typer.Exit(1)
@@ -305,6 +313,8 @@ async def _ingest(
                 "entities": report.entities,
                 "relationships": 0,
                 "embedded": report.embedded,
+                "llm_calls": 0,
+                "tokens": 0,
             }
             progress.advance(task)
         # Text files go through `build_graphs` a batch at a time: one projection
@@ -330,6 +340,8 @@ async def _ingest(
                     "entities": one.entities,
                     "relationships": one.relationships,
                     "embedded": one.embedded,
+                    "llm_calls": one.tokens.calls,
+                    "tokens": one.tokens.total_tokens,
                 }
             progress.advance(task, len(batch))
     return [rows[file] for file in files]
@@ -738,14 +750,18 @@ def replay(db: DbOption = Path(DEFAULT_PATH)) -> None:
 def stats(
     db: DbOption = Path(DEFAULT_PATH),
     tenant: TenantOption = "default",
+    documents: Annotated[
+        bool, typer.Option("--documents", help="Also the LLM tokens each document cost.")
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Counts for one tenant: entities, relationships, vectors; and the log's length."""
+    """Counts for one tenant: entities, relationships, vectors, LLM tokens; the log's length."""
     with open_workspace(db) as workspace:
         tenant_id = workspace.tenant(tenant)
 
         async def go() -> dict[str, Any]:
-            return {
+            usage = await extraction_usage(workspace, tenant_id)
+            figures: dict[str, Any] = {
                 "tenant": tenant,
                 "entities": await workspace.graph.count_entities(tenant_id),
                 "relationships": len(await workspace.graph.list_relationships(tenant_id)),
@@ -753,7 +769,15 @@ def stats(
                 "log_position": await workspace.log.last_position(),
                 "embedder": workspace.setting("embedder") or Embedder.LOCAL.value,
                 "tenants": workspace.tenant_names(),
+                "llm_tokens": usage.total.model_dump(),
+                "incomplete_documents": usage.incomplete,
             }
+            if documents:
+                figures["llm_tokens_by_document"] = {
+                    source: tokens.model_dump()
+                    for source, tokens in sorted(usage.by_document.items())
+                }
+            return figures
 
         figures = run(go())
     if as_json:

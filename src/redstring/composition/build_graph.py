@@ -478,9 +478,9 @@ def _incomplete(
     )
     report.failed_chunks = len(result.failures)
     report.error = (
-        f"{report.failed_chunks} of {report.total_chunks} chunks failed "
-        f"(the {len(result.answers)} that worked are kept for a rerun); "
-        f"chunk {first.index}: {first.error}"
+        f"{first.error} (chunk {first.index}; {report.failed_chunks} of "
+        f"{report.total_chunks} chunks failed, the {len(result.answers)} that worked "
+        "are kept for a rerun)"
     )
     return _Extracted(report, stream, version, events)
 
@@ -613,3 +613,44 @@ async def _last_extraction(
 def _model_of(extractor: Extractor) -> str:
     name = getattr(extractor, "model_name", None)
     return name if isinstance(name, str) and name else OFFLINE_MODEL
+
+
+@dataclass
+class ExtractionUsage:
+    """What extraction cost one tenant, from the log: tokens per document and in all."""
+
+    by_document: dict[str, TokenUsage] = field(default_factory=dict)
+    #: Documents whose latest run failed some chunks (no `DocumentExtracted` since).
+    incomplete: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> TokenUsage:
+        return sum(self.by_document.values(), start=TokenUsage())
+
+
+#: The events that record what extraction paid; each run's tokens are on exactly one.
+_PAID = (DocumentExtracted, ChunkExtracted, ExtractionFailed)
+
+
+async def extraction_usage(workspace: Workspace, tenant_id: TenantId) -> ExtractionUsage:
+    """Tokens the model was paid per document (every run, failed ones included).
+
+    Read from the events, so it survives replays and needs no projection; it reads
+    every extraction event of the tenant (BACKLOG: a usage projection for big logs).
+    """
+    usage = ExtractionUsage()
+    latest: dict[str, tuple[int, str]] = {}
+    for kind in _PAID:
+        for recorded in await workspace.log.read_type(kind.event_type, tenant_id):
+            payload = recorded.payload
+            source = str(payload["source_id"])
+            tokens = TokenUsage.model_validate(payload.get("tokens") or {})
+            usage.by_document[source] = usage.by_document.get(source, TokenUsage()) + tokens
+            if kind is not ChunkExtracted and recorded.position > latest.get(source, (0, ""))[0]:
+                latest[source] = (recorded.position, recorded.event_type)
+    usage.incomplete = sorted(
+        source
+        for source, (_, kind_name) in latest.items()
+        if kind_name == ExtractionFailed.event_type
+    )
+    return usage
