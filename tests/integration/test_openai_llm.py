@@ -50,6 +50,7 @@ def provider_for(server: ChatServer, **overrides: object) -> OpenAICompatiblePro
         "max_retries": 2,
         "concurrency": 4,
         "backoff_base": 0.01,
+        "repair_attempts": 0,  # the repair tests below turn it on
         "env": {},
     }
     options.update(overrides)
@@ -120,6 +121,68 @@ async def test_refusal_is_refusal_error(server: ChatServer) -> None:
     async with provider_for(server) as llm:
         with pytest.raises(RefusalError, match="can't help"):
             await llm.extract("text", Person)
+
+
+async def test_a_malformed_answer_is_repaired_once_with_the_problem_quoted(
+    server: ChatServer,
+) -> None:
+    """Catches: no repair turn, a repair turn that does not show the bad answer and
+    the problem, or its tokens not counted."""
+    server.script(
+        completion("Sure! Here is the person: Ada", prompt_tokens=10, completion_tokens=6),
+        completion(GOOD, prompt_tokens=30, completion_tokens=8),
+    )
+    async with provider_for(server, repair_attempts=1) as llm:
+        assert await llm.extract("text", Person) == Person(name="Ada Lovelace", age=36)
+    assert len(server.requests) == 2
+    repair = server.requests[1]["messages"]
+    assert repair[:2] == server.requests[0]["messages"]
+    assert repair[2] == {"role": "assistant", "content": "Sure! Here is the person: Ada"}
+    assert repair[3]["role"] == "user"
+    assert "not valid JSON" in repair[3]["content"]
+    assert (llm.usage.prompt_tokens, llm.usage.completion_tokens, llm.usage.calls) == (40, 14, 2)
+
+
+async def test_a_second_unusable_answer_is_reported_and_not_asked_again(
+    server: ChatServer,
+) -> None:
+    """Catches: an unbounded repair loop, or the last problem not reported."""
+    server.script(completion(""), completion(json.dumps({"name": "Ada"})))
+    async with provider_for(server, repair_attempts=1) as llm:
+        with pytest.raises(MalformedOutputError, match="age"):
+            await llm.extract("text", Person)
+    assert len(server.requests) == 2
+    assert "no content" in server.requests[1]["messages"][-1]["content"]
+
+
+async def test_a_declared_refusal_is_not_repaired(server: ChatServer) -> None:
+    server.script(completion(None, refusal="No."))
+    async with provider_for(server, repair_attempts=1) as llm:
+        with pytest.raises(RefusalError):
+            await llm.extract("text", Person)
+    assert len(server.requests) == 1
+
+
+def test_repair_attempts_and_max_tokens_come_from_the_environment() -> None:
+    env = {
+        "REDSTRING_LLM_MODEL": "m",
+        "REDSTRING_LLM_REPAIR_ATTEMPTS": "2",
+        "REDSTRING_LLM_MAX_TOKENS": "512",
+    }
+    llm = OpenAICompatibleProvider(env=env)
+    assert llm.repair_attempts == 2
+    assert OpenAICompatibleProvider(env={"REDSTRING_LLM_MODEL": "m"}).repair_attempts == 1
+    with pytest.raises(InvalidInputError, match="repair_attempts"):
+        OpenAICompatibleProvider(env={**env, "REDSTRING_LLM_REPAIR_ATTEMPTS": "-1"})
+    with pytest.raises(InvalidInputError, match="max_tokens"):
+        OpenAICompatibleProvider(env={**env, "REDSTRING_LLM_MAX_TOKENS": "0"})
+
+
+async def test_max_tokens_is_sent(server: ChatServer) -> None:
+    server.script(completion(GOOD))
+    async with provider_for(server, max_tokens=77) as llm:
+        await llm.extract("text", Person)
+    assert server.requests[0]["max_tokens"] == 77
 
 
 async def test_429_with_retry_after_waits_then_succeeds(server: ChatServer) -> None:

@@ -18,6 +18,8 @@ the default.
 | `max_retries`      | `REDSTRING_LLM_MAX_RETRIES`    | `3` retries after the first   |
 | `concurrency`      | `REDSTRING_LLM_CONCURRENCY`    | `4` requests in flight        |
 | `response_format`  | `REDSTRING_LLM_RESPONSE_FORMAT`| `json_schema` (or `json_object`) |
+| `repair_attempts`  | `REDSTRING_LLM_REPAIR_ATTEMPTS`| `1` re-ask after an unusable answer |
+| `max_tokens`       | `REDSTRING_LLM_MAX_TOKENS`     | none (the server's limit)     |
 
 Retries are redstring's, not the SDK's (the SDK's are switched off), so there
 is one bounded policy: timeouts, connection failures, 408, 409, 429 and 5xx are
@@ -26,9 +28,14 @@ that long instead (capped at `max_backoff`). Other 4xx answers (bad key, unknown
 model, a server that rejects `json_schema`) are not retried: repeating them
 cannot help. Both end in `ProviderUnavailableError`.
 
-An answer that arrives but is unusable is not retried either: the port reports
-it as `EmptyOutputError`, `MalformedOutputError` or `RefusalError` and the
-caller decides. Tokens of such answers still count in `usage`: they were paid.
+An answer that arrives but is empty or malformed (not JSON, or JSON the schema
+rejects, e.g. cut off at `max_tokens`) is re-asked `repair_attempts` times: the
+conversation is sent again with the bad answer and what was wrong with it, and
+a request for the corrected JSON only. Small local models often fix a missing
+field or a stray sentence when told. If the last answer is still unusable the
+port reports `EmptyOutputError` or `MalformedOutputError`; a declared refusal
+(`refusal` set) is `RefusalError` at once: asking again would not change it.
+Tokens of unusable answers still count in `usage`: they were paid.
 """
 
 from __future__ import annotations
@@ -43,7 +50,9 @@ import openai
 from pydantic import BaseModel
 
 from redstring.domain.exceptions import (
+    EmptyOutputError,
     InvalidInputError,
+    MalformedOutputError,
     ProviderUnavailableError,
     RefusalError,
 )
@@ -66,6 +75,8 @@ ENV_TIMEOUT = "REDSTRING_LLM_TIMEOUT"
 ENV_MAX_RETRIES = "REDSTRING_LLM_MAX_RETRIES"
 ENV_CONCURRENCY = "REDSTRING_LLM_CONCURRENCY"
 ENV_RESPONSE_FORMAT = "REDSTRING_LLM_RESPONSE_FORMAT"
+ENV_REPAIR_ATTEMPTS = "REDSTRING_LLM_REPAIR_ATTEMPTS"
+ENV_MAX_TOKENS = "REDSTRING_LLM_MAX_TOKENS"
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: The SDK refuses to start without a key; local servers ignore whatever is sent.
@@ -73,6 +84,13 @@ PLACEHOLDER_API_KEY = "unused"
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MAX_RETRIES = 3
 DEFAULT_CONCURRENCY = 4
+DEFAULT_REPAIR_ATTEMPTS = 1
+
+#: The follow-up turn after an unusable answer; `{problem}` says what was wrong.
+REPAIR_REQUEST = (
+    "That answer cannot be used: {problem}. Answer again with only the corrected "
+    "JSON object that matches the schema: no prose, no markdown."
+)
 
 DEFAULT_INSTRUCTIONS = (
     "Extract the requested information from the user's text. "
@@ -131,6 +149,7 @@ class OpenAICompatibleProvider:
         max_retries: int | None = None,
         concurrency: int | None = None,
         response_format: ResponseFormat | None = None,
+        repair_attempts: int | None = None,
         temperature: float | None = 0.0,
         max_tokens: int | None = None,
         backoff_base: float = 0.5,
@@ -168,8 +187,17 @@ class OpenAICompatibleProvider:
             raise InvalidInputError(f"concurrency must be >= 1, got {self._concurrency}")
         if backoff_base < 0 or max_backoff < 0:
             raise InvalidInputError("backoff_base and max_backoff must be >= 0")
+        resolved_repairs = _env_or(repair_attempts, environ, ENV_REPAIR_ATTEMPTS, int)
+        self._repair_attempts: int = (
+            DEFAULT_REPAIR_ATTEMPTS if resolved_repairs is None else resolved_repairs
+        )
+        if self._repair_attempts < 0:
+            raise InvalidInputError(f"repair_attempts must be >= 0, got {self._repair_attempts}")
+        resolved_max_tokens = _env_or(max_tokens, environ, ENV_MAX_TOKENS, int)
+        if resolved_max_tokens is not None and resolved_max_tokens < 1:
+            raise InvalidInputError(f"max_tokens must be >= 1, got {resolved_max_tokens}")
         self._temperature = temperature
-        self._max_tokens = max_tokens
+        self._max_tokens: int | None = resolved_max_tokens
         self._backoff_base = backoff_base
         self._max_backoff = max_backoff
         self._usage = TokenUsage()
@@ -198,6 +226,10 @@ class OpenAICompatibleProvider:
     @property
     def concurrency(self) -> int:
         return self._concurrency
+
+    @property
+    def repair_attempts(self) -> int:
+        return self._repair_attempts
 
     @property
     def response_format(self) -> ResponseFormat:
@@ -245,15 +277,22 @@ class OpenAICompatibleProvider:
     async def extract(
         self, text: str, schema: type[SchemaT], *, instructions: str | None = None
     ) -> SchemaT:
-        completion = await self._complete(self._messages(text, schema, instructions), schema)
-        self._record_usage(completion)
-        if not completion.choices:
-            return validate_text(None, schema)
-        message = completion.choices[0].message
-        refusal = getattr(message, "refusal", None)
-        if refusal:
-            raise RefusalError(f"the model declined: {refusal}")
-        return validate_text(message.content, schema)
+        messages = self._messages(text, schema, instructions)
+        for repair in range(self._repair_attempts + 1):
+            completion = await self._complete(messages, schema)
+            self._record_usage(completion)
+            content = completion.choices[0].message.content if completion.choices else None
+            try:
+                return _validated(completion, schema)
+            except (EmptyOutputError, MalformedOutputError) as exc:
+                if repair == self._repair_attempts:
+                    raise
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": content or ""},
+                    {"role": "user", "content": REPAIR_REQUEST.format(problem=exc)},
+                ]
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _messages(
         self, text: str, schema: type[BaseModel], instructions: str | None
@@ -335,6 +374,16 @@ class OpenAICompatibleProvider:
             completion_tokens=used.completion_tokens if used is not None else 0,
             calls=1,
         )
+
+
+def _validated(completion: ChatCompletion, schema: type[SchemaT]) -> SchemaT:
+    if not completion.choices:
+        return validate_text(None, schema)
+    message = completion.choices[0].message
+    refusal = getattr(message, "refusal", None)
+    if refusal:
+        raise RefusalError(f"the model declined: {refusal}")
+    return validate_text(message.content, schema)
 
 
 def _short(message: str) -> str:
