@@ -111,7 +111,8 @@ def test_a_wrong_shape_answer_from_a_real_endpoint_fails_the_cli_ingest_and_is_r
     with ChatServer() as server:
         monkeypatch.setenv("REDSTRING_LLM_BASE_URL", server.base_url)
         monkeypatch.setenv("REDSTRING_LLM_MODEL", "test-model")
-        server.script(completion(json.dumps({"foo": 1})))
+        # The wrong shape twice: the first answer and the one repair attempt.
+        server.script(completion(json.dumps({"foo": 1})), completion(json.dumps({"foo": 2})))
         failed = runner.invoke(app, ["ingest", str(doc), "--db", str(db), "--llm", "--json"])
         assert failed.exit_code == 1, failed.output
         assert "failed: MalformedOutputError" in failed.output
