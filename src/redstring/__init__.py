@@ -81,6 +81,7 @@ from redstring.domain.usage import TokenUsage
 from redstring.domain.vector import VectorMatch, VectorRecord
 from redstring.embeddings.fake import FakeEmbeddingProvider
 from redstring.events import (
+    ChunkExtracted,
     ChunksStored,
     ChunkStats,
     DocumentExtracted,
@@ -89,17 +90,21 @@ from redstring.events import (
     EmbeddedEntity,
     EntitiesEmbedded,
     EntitiesMerged,
+    ExtractionFailed,
     MergeUndone,
     RecordsImported,
     StoredChunk,
 )
 from redstring.extraction.chunking import Chunk
 from redstring.extraction.extractor import (
+    ChunkAnswer,
     ChunkExtraction,
+    ChunkFailure,
     EntityMention,
     Extractor,
     LlmExtractor,
     RelationMention,
+    ResumableExtraction,
 )
 from redstring.extraction.offline import OfflineExtractor
 from redstring.extraction.schemas import (
@@ -139,7 +144,10 @@ __all__ = [
     "BuildProgress",
     "CheckpointStore",
     "Chunk",
+    "ChunkAnswer",
+    "ChunkExtracted",
     "ChunkExtraction",
+    "ChunkFailure",
     "ChunkMatch",
     "ChunkProjection",
     "ChunkRecord",
@@ -170,6 +178,7 @@ __all__ = [
     "EventLog",
     "ExtractedEntity",
     "ExtractedRelationship",
+    "ExtractionFailed",
     "ExtractionOutput",
     "Extractor",
     "FakeEmbeddingProvider",
@@ -206,6 +215,7 @@ __all__ = [
     "RelationMention",
     "Relationship",
     "RelationshipId",
+    "ResumableExtraction",
     "RetrievalMode",
     "RetrievalResult",
     "Retriever",

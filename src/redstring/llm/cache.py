@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from redstring.domain.exceptions import LlmError
 from redstring.llm.validation import json_schema_for, validate_text
+from redstring.storage.sqlite import open_connection
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -92,8 +92,7 @@ class SqliteResponseStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn = open_connection(path, load_vec=False)
         self._conn.execute(
             "CREATE TABLE IF NOT EXISTS llm_response (key TEXT PRIMARY KEY, answer TEXT NOT NULL)"
         )
