@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BASELINE = ROOT / ".coverage-baseline"
 #: Rounding noise between runs (branch coverage of timing-dependent paths).
 TOLERANCE = 0.1
+#: Set (by .ci/run) when a PostgreSQL server is there for the adapters' tests.
+PG_URL_VARIABLE = "REDSTRING_TEST_PG_URL"
 
 
 def main() -> int:
@@ -53,9 +56,14 @@ def main() -> int:
             capture_output=True,
             check=False,
         )
+        # Without a server the PostgreSQL adapters' tests skip (tests/integration/postgres):
+        # their modules are left out of the figure rather than counted as untested.
+        omit = [] if os.environ.get(PG_URL_VARIABLE) else ["--omit=*/postgres.py"]
+        if omit:
+            print(f"coverage_ratchet: {PG_URL_VARIABLE} unset, PostgreSQL adapters not measured")
         total = json.loads(
             subprocess.run(
-                [sys.executable, "-m", "coverage", "json", env_file, "-o", "-", "-q"],
+                [sys.executable, "-m", "coverage", "json", env_file, *omit, "-o", "-", "-q"],
                 cwd=ROOT,
                 capture_output=True,
                 text=True,

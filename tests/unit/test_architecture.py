@@ -18,6 +18,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "sqlite3": ("storage/sqlite.py",),
     "pysqlite3": ("storage/sqlite.py",),
     "sqlite_vec": ("storage/sqlite.py", "vector/sqlite.py"),
+    "psycopg": ("storage/postgres.py",),
+    "psycopg_pool": ("storage/postgres.py",),
     "openai": ("llm/openai_compat.py", "embeddings/openai_compat.py"),
     "httpx": ("llm/openai_compat.py", "embeddings/openai_compat.py"),
     "numpy": ("embeddings/local.py", "consolidation/", "vector/sqlite.py", "vector/hnsw.py"),

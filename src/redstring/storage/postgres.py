@@ -1,0 +1,188 @@
+"""The one way redstring talks to PostgreSQL: a pool, a tenant-scoped transaction, the walls.
+
+Why one module: the PostgreSQL event log, graph, vector, chunk and checkpoint stores
+share a database, and they only compose (a projection's store writes and its
+checkpoint committing together) if they agree on how a connection is taken and how a
+transaction nests. They do it here, the way `storage.sqlite` does it for SQLite:
+
+- `PgDatabase` holds a psycopg 3 `AsyncConnectionPool`. Every store call runs in
+  `db.transaction(tenant)`. Outermost, it checks a connection out of the pool and
+  opens a transaction on it; the connection is bound to the running task (a
+  `ContextVar`), so a store call made *inside* another's transaction -- the
+  projection's `unit_of_work` -- joins it as a savepoint on the same connection
+  instead of taking a second one. Store calls from concurrent tasks get their own
+  connections: nothing blocks the event loop and no connection is shared between
+  tasks.
+- Tenant isolation twice over. Every query names its tenant in its `WHERE`; and
+  every table carries a row-level-security policy (`tenant_wall`) that shows and
+  accepts only the rows of the tenant the transaction declared with
+  `SET LOCAL redstring.tenant` (`set_config(..., true)`). A query that forgets its
+  tenant filter therefore still sees one tenant, and a connection that declared
+  none sees nothing. The policy is `FORCE`d, so it binds the tables' owner too; it
+  does not bind a superuser or a `BYPASSRLS` role, so run redstring as neither.
+  The few calls that are cross-tenant by contract (the log's global `read_all`, a
+  projection's checkpoint) declare `ALL_TENANTS`.
+- DDL runs under one transaction-scoped advisory lock (`SCHEMA_LOCK`): two
+  processes opening a fresh database at once would otherwise race on
+  `CREATE TABLE IF NOT EXISTS` and one would fail on a duplicate catalogue row.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+from psycopg import sql
+from psycopg_pool import AsyncConnectionPool
+
+from redstring.domain.exceptions import WorkspaceError
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Sequence
+
+    from redstring.domain.ids import TenantId
+
+#: What a connection from the pool is: psycopg's async connection, rows as tuples.
+Connection = psycopg.AsyncConnection[tuple[Any, ...]]
+
+#: The `redstring.tenant` value of a call that is cross-tenant by contract.
+ALL_TENANTS = "*"
+
+#: The advisory-lock key every DDL transaction takes ("RSDL" in ASCII).
+SCHEMA_LOCK = 0x5253444C
+
+#: The database errors callers may catch without importing psycopg themselves.
+Error = psycopg.Error
+UniqueViolation = psycopg.errors.UniqueViolation
+
+#: Seconds `PgDatabase.open` waits for its first connection before giving up.
+CONNECT_TIMEOUT_S = 10.0
+
+#: The connection and the tenant it declared, bound to the task running a transaction.
+_bound: ContextVar[tuple[PgDatabase, Connection, list[str]] | None] = ContextVar(
+    "redstring_pg_bound", default=None
+)
+
+
+def is_postgres_url(text: str) -> bool:
+    """True when `text` names a PostgreSQL server rather than a SQLite file."""
+    return text.startswith(("postgresql://", "postgres://"))
+
+
+class PgDatabase:
+    """A pool of connections to one database (and one schema in it) plus the transaction rule."""
+
+    def __init__(self, pool: AsyncConnectionPool[Connection], schema: str | None) -> None:
+        """Use `PgDatabase.open`; this wraps a pool that is already open."""
+        self._pool = pool
+        self.schema = schema
+
+    @classmethod
+    async def open(cls, url: str, *, schema: str | None = None, max_size: int = 8) -> PgDatabase:
+        """Connect to `url`; with `schema`, every table lives in that schema (made if missing).
+
+        `WorkspaceError` when no server answers within `CONNECT_TIMEOUT_S`.
+        """
+        kwargs: dict[str, Any] = {"autocommit": True}
+        if schema is not None:
+            # pgvector's type lives in `public`, where `CREATE EXTENSION` put it.
+            kwargs["options"] = f"-c search_path={schema},public"
+        pool: AsyncConnectionPool[Connection] = AsyncConnectionPool(
+            url, min_size=1, max_size=max_size, kwargs=kwargs, open=False
+        )
+        try:
+            await pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
+        except Exception as exc:
+            await pool.close()
+            raise WorkspaceError(f"cannot connect to PostgreSQL at {_redact(url)}: {exc}") from exc
+        db = cls(pool, schema)
+        if schema is not None:
+            async with db.ddl() as conn:
+                await conn.execute(
+                    sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema))
+                )
+        return db
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+    @asynccontextmanager
+    async def transaction(self, tenant: TenantId | str) -> AsyncIterator[Connection]:
+        """A transaction that sees only `tenant`'s rows (or every tenant's with `ALL_TENANTS`).
+
+        Nested inside another transaction of this database in the same task, it is a
+        savepoint of it and declares its own tenant until it ends.
+        """
+        wanted = str(tenant)
+        bound = _bound.get()
+        if bound is not None and bound[0] is self:
+            _, conn, declared = bound
+            outer = declared[0]
+            async with conn.transaction():
+                if outer != wanted:
+                    await _declare(conn, wanted)
+                    declared[0] = wanted
+                try:
+                    yield conn
+                finally:
+                    if declared[0] != outer and not conn.broken:
+                        declared[0] = outer
+                        if conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS:
+                            await _declare(conn, outer)
+            return
+        async with self._pool.connection() as conn, conn.transaction():
+            await _declare(conn, wanted)
+            token = _bound.set((self, conn, [wanted]))
+            try:
+                yield conn
+            finally:
+                _bound.reset(token)
+
+    @asynccontextmanager
+    async def ddl(self) -> AsyncIterator[Connection]:
+        """A transaction for schema changes, serialised across processes (`SCHEMA_LOCK`)."""
+        async with self.transaction(ALL_TENANTS) as conn:
+            await conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+            yield conn
+
+
+async def _declare(conn: Connection, tenant: str) -> None:
+    await conn.execute("SELECT set_config('redstring.tenant', %s, true)", (tenant,))
+
+
+async def create_tables(db: PgDatabase, statements: Sequence[str], walled: Sequence[str]) -> None:
+    """Run `statements` (idempotent DDL) and put the tenant wall on each table in `walled`.
+
+    Every walled table has a `tenant_id uuid` column. The policy reads the setting
+    with `missing_ok`, so a session that never declared a tenant sees no row rather
+    than an error.
+    """
+    async with db.ddl() as conn:
+        for statement in statements:
+            await conn.execute(statement)
+        for table in walled:
+            name = sql.Identifier(table)
+            await conn.execute(sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(name))
+            await conn.execute(sql.SQL("ALTER TABLE {} FORCE ROW LEVEL SECURITY").format(name))
+            await conn.execute(sql.SQL("DROP POLICY IF EXISTS tenant_wall ON {}").format(name))
+            await conn.execute(
+                sql.SQL(
+                    "CREATE POLICY tenant_wall ON {} "
+                    "USING (coalesce(current_setting('redstring.tenant', true), '') "
+                    "IN ('*', tenant_id::text)) "
+                    "WITH CHECK (coalesce(current_setting('redstring.tenant', true), '') "
+                    "IN ('*', tenant_id::text))"
+                ).format(name)
+            )
+
+
+def _redact(url: str) -> str:
+    """`url` without its password, for error messages."""
+    try:
+        info = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "<unparsable URL>"
+    host, port, dbname = info.get("host", ""), info.get("port", ""), info.get("dbname", "")
+    return f"postgresql://{info.get('user', '')}@{host}:{port}/{dbname}"
