@@ -114,6 +114,12 @@ class Projection(ABC):
             while batch := await self._log.read_all(after=after, limit=self._batch_size):
                 if self._checkpoints.atomic:
                     async with self._checkpoints.unit_of_work():
+                        # Inside the unit (a write lock): another process may have
+                        # folded this batch since `after` was read; then skip it.
+                        moved = await self._checkpoints.position(self.name)
+                        if moved != after:
+                            after = moved
+                            continue
                         await self._fold_batch(batch)
                         await self._checkpoints.save(self.name, batch[-1].position)
                 else:
