@@ -53,7 +53,7 @@ from text_scoring import (
     within_document_merges,
 )
 
-from redstring.cli.app import _ingest as cli_ingest
+from redstring.application.use_cases import ingest_files
 from redstring.composition.build_graph import build_graph
 from redstring.composition.consolidation import Consolidator
 from redstring.composition.workspace import Workspace
@@ -93,7 +93,15 @@ async def _ingest(path: Path, documents: list[Document], folder: Path) -> float:
         workspace.set_setting("embedder", "local")
         tenant = workspace.register_tenant(TENANT)
         start = time.perf_counter()
-        await cli_ingest(files, workspace, tenant, None, "general", embedder, None, True)
+        await ingest_files(
+            files,
+            workspace,
+            tenant,
+            provider=None,
+            domain="general",
+            embeddings=embedder,
+            mapping=None,
+        )
         return time.perf_counter() - start
 
 

@@ -9,55 +9,47 @@ valid CSV/JSONL). Every command takes `--db` (default ./redstring.db) and
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import tempfile
-from dataclasses import asdict
-from datetime import UTC, datetime
-from enum import StrEnum
 from functools import wraps
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
-from uuid import UUID
-from xml.etree import ElementTree
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from redstring.composition.answer import answer_question
-from redstring.composition.build_graph import DEFAULT_BATCH, build_graphs, extraction_usage
-from redstring.composition.consolidation import ConsolidationReport, Consolidator
-from redstring.composition.context import (
+from redstring.application import use_cases
+from redstring.application.use_cases import (
     DEFAULT_TOKEN_BUDGET,
-    ContextBuilder,
+    ExportFormat,
+    IngestRow,
+    RecordMapping,
     render_relationship,
 )
-from redstring.composition.records import (
-    RecordMapping,
-    import_records,
-    read_records,
-    read_text_file,
+from redstring.application.workspaces import (
+    DEFAULT_PATH,
+    Embedder,
+    Workspace,
+    create_workspace,
+    make_embedder,
+    make_llm,
+    open_workspace,
+    workspace_embedder,
 )
-from redstring.composition.retrieval import Retriever
-from redstring.composition.workspace import DEFAULT_PATH, Workspace
-from redstring.consolidation.adjudication import LlmAdjudicator
 from redstring.domain.exceptions import (
     InvalidInputError,
-    NotFoundError,
     RedstringError,
     UnreadableFileError,
 )
-from redstring.domain.ids import EntityId
-from redstring.domain.normalization import normalize_name
 from redstring.domain.retrieval import RetrievalMode
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine
 
-    from redstring.domain.entity import Entity
+    from redstring.application.use_cases import ConsolidationReport
     from redstring.domain.ids import TenantId
     from redstring.ports.embedding import EmbeddingProvider
     from redstring.ports.llm import LlmProvider
@@ -69,22 +61,6 @@ app = typer.Typer(
 )
 console = Console()
 errors = Console(stderr=True)
-
-TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".rst", ".text"}
-RECORD_SUFFIXES = {".csv", ".jsonl", ".ndjson"}
-
-
-class Embedder(StrEnum):
-    LOCAL = "local"
-    FAKE = "fake"
-    OPENAI = "openai"
-    NONE = "none"
-
-
-class ExportFormat(StrEnum):
-    JSONL = "jsonl"
-    GRAPHML = "graphml"
-
 
 DbOption = Annotated[Path, typer.Option("--db", help="Workspace file.", envvar="REDSTRING_DB")]
 TenantOption = Annotated[str, typer.Option("--tenant", "-t", help="Tenant name.")]
@@ -136,48 +112,6 @@ def run(coroutine: Coroutine[Any, Any, R]) -> R:
     return asyncio.run(coroutine)
 
 
-# -- collaborators --------------------------------------------------------------------
-
-
-def make_embedder(kind: Embedder) -> EmbeddingProvider | None:
-    if kind is Embedder.NONE:
-        return None
-    if kind is Embedder.FAKE:
-        from redstring.embeddings.fake import FakeEmbeddingProvider
-
-        return FakeEmbeddingProvider(dimension=384)
-    if kind is Embedder.OPENAI:
-        from redstring.embeddings.openai_compat import OpenAIEmbeddingProvider
-
-        return OpenAIEmbeddingProvider()
-    from redstring.embeddings.local import LocalEmbeddingProvider
-
-    return LocalEmbeddingProvider()
-
-
-def make_llm(workspace_file: Path | None = None) -> LlmProvider:
-    """The configured endpoint; with `workspace_file`, behind the response cache that
-    lives beside it (`redstring.llm.cache`), so a question is paid for once."""
-    from redstring.llm.openai_compat import OpenAICompatibleProvider
-
-    provider = OpenAICompatibleProvider()
-    if workspace_file is None:
-        return provider
-    from redstring.llm.cache import CachingLlmProvider, SqliteResponseStore, cache_path_for
-
-    return CachingLlmProvider(provider, SqliteResponseStore(cache_path_for(workspace_file)))
-
-
-def open_workspace(db: Path, *, create: bool = False) -> Workspace:
-    if not create and not db.exists():
-        raise NotFoundError(f"no workspace at {db}; run `redstring init --db {db}` first")
-    return Workspace.open(db, create=create)
-
-
-def workspace_embedder(workspace: Workspace) -> EmbeddingProvider | None:
-    return make_embedder(Embedder(workspace.setting("embedder") or Embedder.LOCAL.value))
-
-
 # -- commands -------------------------------------------------------------------------
 
 
@@ -191,13 +125,7 @@ def init(
     tenant: TenantOption = "default",
 ) -> None:
     """Create a workspace file (one SQLite file holds everything)."""
-    if db.exists():
-        raise InvalidInputError(f"{db} already exists; remove it or choose another --db")
-    provider = make_embedder(embedder)
-    dimension = provider.dimension if provider is not None else 384
-    with Workspace.open(db, create=True, dimension=dimension) as workspace:
-        workspace.set_setting("embedder", embedder.value)
-        workspace.register_tenant(tenant)
+    create_workspace(db, embedder, tenant)
     console.print(f"created {db} (embedder {embedder.value}, tenant {tenant!r})")
 
 
@@ -228,25 +156,30 @@ def ingest(
     as_json: JsonOption = False,
 ) -> None:
     """Ingest text/markdown documents (extraction) and CSV/JSONL records (direct mapping)."""
-    files = _expand(paths)
+    files = use_cases.expand_paths(paths)
     with open_workspace(db, create=True) as workspace:
         tenant_id = workspace.register_tenant(tenant)
-        embeddings = workspace_embedder(workspace)
-        provider = make_llm(db) if llm else None
-        mapping = None
-        if any(f.suffix.lower() in RECORD_SUFFIXES for f in files):
-            mapping = RecordMapping(
-                name_field=name_column,
-                type_field=None if entity_type else (type_column or "type"),
-                entity_type=entity_type,
-                id_field=id_column,
-            )
-        results = run(
-            _ingest(files, workspace, tenant_id, provider, domain, embeddings, mapping, as_json)
+        mapping = RecordMapping(
+            name_field=name_column,
+            type_field=None if entity_type else (type_column or "type"),
+            entity_type=entity_type,
+            id_field=id_column,
         )
-    failed = any(row["status"].startswith("failed") for row in results)
+        rows = run(
+            _ingest(
+                files,
+                workspace,
+                tenant_id,
+                make_llm(db) if llm else None,
+                domain,
+                workspace_embedder(workspace),
+                mapping,
+                quiet=as_json,
+            )
+        )
+    failed = any(row.failed for row in rows)
     if as_json:
-        console.print_json(data=results)
+        console.print_json(data=use_cases.row_dicts(rows))
         if failed:
             raise typer.Exit(1)
         return
@@ -256,8 +189,8 @@ def ingest(
         columns += ("llm_calls", "tokens")
     for column in columns:
         table.add_column(column)
-    for row in results:
-        table.add_row(*(str(row[key]) for key in columns))
+    for data in use_cases.row_dicts(rows):
+        table.add_row(*(str(data[key]) for key in columns))
     console.print(table)
     if failed:
         raise typer.Exit(1)
@@ -270,9 +203,11 @@ async def _ingest(
     provider: LlmProvider | None,
     domain: str,
     embeddings: EmbeddingProvider | None,
-    mapping: RecordMapping | None,
+    mapping: RecordMapping,
+    *,
     quiet: bool,
-) -> list[dict[str, Any]]:
+) -> list[IngestRow]:
+    """`use_cases.ingest_files` under a progress bar on stderr."""
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -283,68 +218,20 @@ async def _ingest(
         transient=True,
     ) as progress:
         task = progress.add_task("ingesting", total=len(files))
-        rows: dict[Path, dict[str, Any]] = {}
-        texts = [f for f in files if f.suffix.lower() not in RECORD_SUFFIXES]
-        # Every records file is read and checked before any is imported: a bad line in
-        # the last file refuses the command with the store untouched.
-        record_files = {
-            file: read_records(file) for file in files if file.suffix.lower() in RECORD_SUFFIXES
-        }
-        for file, records in record_files.items():
-            progress.update(task, description=f"ingesting {file.name}")
-            assert mapping is not None
-            report = await import_records(
-                records,
-                workspace=workspace,
-                tenant_id=tenant_id,
-                source_id=file.name,
-                mapping=mapping,
-                observed_at=datetime.now(UTC),
-                embeddings=embeddings,
-            )
-            status = "ok" if report.entities else "unchanged" if report.unchanged else "empty"
-            if report.name_source not in ("", "name"):
-                status += f" (names from {report.name_source})"
-            if report.skipped:
-                status += f" ({report.skipped} records without name/type skipped)"
-            rows[file] = {
-                "file": str(file),
-                "status": status,
-                "entities": report.entities,
-                "relationships": 0,
-                "embedded": report.embedded,
-                "llm_calls": 0,
-                "tokens": 0,
-            }
-            progress.advance(task)
-        # Text files go through `build_graphs` a batch at a time: one projection
-        # catch-up and one embedding call per batch, not per file.
-        for first in range(0, len(texts), DEFAULT_BATCH):
-            batch = texts[first : first + DEFAULT_BATCH]
-            progress.update(task, description=f"ingesting {batch[0].name} ...")
-            built = await build_graphs(
-                [(file.name, read_text_file(file)) for file in batch],
-                workspace=workspace,
-                tenant_id=tenant_id,
-                provider=provider,
-                domain=domain if provider is not None else None,
-                embeddings=embeddings,
-            )
-            for file, one in zip(batch, built, strict=True):
-                status = (
-                    "unchanged" if one.unchanged else "ok" if one.ok else f"failed: {one.error}"
-                )
-                rows[file] = {
-                    "file": str(file),
-                    "status": status,
-                    "entities": one.entities,
-                    "relationships": one.relationships,
-                    "embedded": one.embedded,
-                    "llm_calls": one.tokens.calls,
-                    "tokens": one.tokens.total_tokens,
-                }
-            progress.advance(task, len(batch))
-    return [rows[file] for file in files]
+
+        def report(done: int, total: int, description: str) -> None:
+            progress.update(task, completed=done, total=total, description=description)
+
+        return await use_cases.ingest_files(
+            files,
+            workspace,
+            tenant_id,
+            provider=provider,
+            domain=domain,
+            embeddings=embeddings,
+            mapping=mapping,
+            progress=report,
+        )
 
 
 @app.command()
@@ -372,34 +259,21 @@ def consolidate(
     as_json: JsonOption = False,
 ) -> None:
     """Find and merge duplicate entities. Grey-band pairs are kept apart unless adjudicated."""
-    overrides = _field_overrides(field_kind or [])
-    adjudicator = LlmAdjudicator(make_llm()) if adjudicate else None
+    overrides = use_cases.field_overrides(field_kind or [])
     with open_workspace(db) as workspace:
-        tenant_id = workspace.tenant(tenant)
-        consolidator = Consolidator(workspace, adjudicator=adjudicator)
         report = run(
-            consolidator.consolidate(tenant_id, entity_types=entity_type, field_overrides=overrides)
+            use_cases.consolidate(
+                workspace,
+                workspace.tenant(tenant),
+                entity_types=entity_type,
+                adjudicate=adjudicate,
+                overrides=overrides,
+            )
         )
     if as_json:
-        console.print_json(data=_report_dict(report))
+        console.print_json(data=use_cases.report_dict(report))
         return
     _print_consolidation(report)
-
-
-def _field_overrides(items: list[str]) -> dict[str, str]:
-    out = {}
-    for item in items:
-        name, sep, kind = item.partition("=")
-        if not sep or not name.strip() or not kind.strip():
-            raise InvalidInputError(f"--field {item!r}: expected NAME=KIND, e.g. born=date")
-        out[name.strip()] = kind.strip()
-    return out
-
-
-def _report_dict(report: ConsolidationReport) -> dict[str, Any]:
-    data = asdict(report)
-    data["merge_ids"] = [str(m) for m in report.merge_ids]
-    return data
 
 
 def _print_consolidation(report: ConsolidationReport) -> None:
@@ -437,12 +311,9 @@ def undo_merge(
     tenant: TenantOption = "default",
 ) -> None:
     """Reverse one merge exactly (undo newer merges of the same entities first)."""
-    try:
-        parsed = UUID(merge_id)
-    except ValueError as exc:
-        raise InvalidInputError(f"{merge_id!r} is not a merge id") from exc
+    use_cases.parse_merge_id(merge_id)
     with open_workspace(db) as workspace:
-        run(Consolidator(workspace).undo(parsed, workspace.tenant(tenant)))
+        run(use_cases.undo_merge(workspace, workspace.tenant(tenant), merge_id))
     console.print(f"undid merge {merge_id}")
 
 
@@ -472,10 +343,21 @@ def search(
     """Ranked entities for a free-text query, with each channel's score."""
     with open_workspace(db) as workspace:
         tenant_id = workspace.tenant(tenant)
+        embeddings = workspace_embedder(workspace)
         if context:
-            answer = run(_context(workspace, tenant_id, query, mode, k, entity_type, hops, budget))
+            answer = run(
+                use_cases.context(
+                    workspace, tenant_id, query, embeddings=embeddings, mode=mode, k=k,
+                    entity_types=entity_type, hops=hops, budget=budget,
+                )
+            )  # fmt: skip
         else:
-            result = run(_search(workspace, tenant_id, query, mode, k, entity_type))
+            result = run(
+                use_cases.search(
+                    workspace, tenant_id, query, embeddings=embeddings, mode=mode, k=k,
+                    entity_types=entity_type,
+                )
+            )  # fmt: skip
     if context:
         if as_json:
             console.print_json(answer.model_dump_json())
@@ -510,13 +392,13 @@ def ask(
     """
     llm = make_llm()
     with open_workspace(db) as workspace:
-        tenant_id = workspace.tenant(tenant)
-
-        async def go() -> Any:
-            found = await _context(workspace, tenant_id, question, mode, k, None, hops, budget)
-            return await answer_question(question, found, llm)
-
-        answer = run(go())
+        answer = run(
+            use_cases.ask(
+                workspace, workspace.tenant(tenant), question, llm=llm,
+                embeddings=workspace_embedder(workspace), mode=mode, k=k, hops=hops,
+                budget=budget,
+            )
+        )  # fmt: skip
     if as_json:
         console.print_json(answer.model_dump_json())
         return
@@ -525,46 +407,6 @@ def ask(
         console.print("sources: " + ", ".join(answer.citations))
     if answer.reason:
         console.print(f"({answer.reason})")
-
-
-async def _search(
-    workspace: Workspace,
-    tenant_id: TenantId,
-    query: str,
-    mode: RetrievalMode,
-    k: int,
-    entity_types: list[str] | None,
-) -> Any:
-    embeddings = workspace_embedder(workspace)
-    if embeddings is None and mode is not RetrievalMode.LEXICAL:
-        raise InvalidInputError("this workspace has no embedding model; use --mode lexical")
-    retriever = _retriever(workspace, embeddings)
-    return await retriever.retrieve(query, tenant_id, k=k, entity_types=entity_types, mode=mode)
-
-
-async def _context(
-    workspace: Workspace,
-    tenant_id: TenantId,
-    query: str,
-    mode: RetrievalMode,
-    k: int,
-    entity_types: list[str] | None,
-    hops: int,
-    budget: int,
-) -> Any:
-    embeddings = workspace_embedder(workspace)
-    if embeddings is None and mode is not RetrievalMode.LEXICAL:
-        raise InvalidInputError("this workspace has no embedding model; use --mode lexical")
-    builder = ContextBuilder(_retriever(workspace, embeddings), workspace.graph, workspace.chunks)
-    return await builder.context(
-        query,
-        tenant_id,
-        k=k,
-        mode=mode,
-        entity_types=entity_types,
-        hops=hops,
-        token_budget=budget,
-    )
 
 
 def _print_context(answer: Any) -> None:
@@ -589,21 +431,6 @@ def _print_context(answer: Any) -> None:
         console.print(f"  {chunk.text.strip()}", markup=False)
     flag = ", truncated" if answer.truncated else ""
     console.print(f"~{answer.tokens} of {answer.token_budget} tokens{flag}")
-
-
-def _retriever(workspace: Workspace, embeddings: EmbeddingProvider | None) -> Retriever:
-    """A retriever over the workspace; without a model, one fit for lexical mode only."""
-    if embeddings is None:
-        from redstring.embeddings.fake import FakeEmbeddingProvider
-
-        # Lexical mode never embeds; the provider only satisfies the constructor.
-        embeddings = FakeEmbeddingProvider(dimension=workspace.vectors.dimension)
-    return Retriever(
-        embeddings=embeddings,
-        vectors=workspace.vectors,
-        graph=workspace.graph,
-        chunks=workspace.chunks,
-    )
 
 
 def _print_matches(query: str, matches: list[Any]) -> None:
@@ -632,15 +459,11 @@ def show(
 ) -> None:
     """One entity with its properties, provenance and relationships."""
     with open_workspace(db) as workspace:
-        tenant_id = workspace.tenant(tenant)
-        found, relationships, names = run(_show(workspace, tenant_id, entity))
+        view = run(use_cases.show(workspace, workspace.tenant(tenant), entity))
     if as_json:
-        payload = {
-            "entity": found.model_dump(mode="json"),
-            "relationships": [r.model_dump(mode="json") for r in relationships],
-        }
-        console.print_json(data=payload)
+        console.print_json(data=view.as_json())
         return
+    found, names = view.entity, view.names
     console.print(f"[bold]{found.name}[/bold]  ({found.entity_type})  id {found.id}")
     console.print(
         f"confidence {found.confidence:.2f}; blocking keys {', '.join(found.blocking_keys)}"
@@ -650,19 +473,11 @@ def show(
     for p in found.provenance:
         span = f" chars {p.char_start}-{p.char_end}" if p.char_start is not None else ""
         console.print(f"  from {p.source_id}{span} ({p.method}{', ' + p.model if p.model else ''})")
-    for r in relationships:
+    for r in view.relationships:
         console.print(
             f"  {names.get(r.source_id, r.source_id)} -[{r.relationship_type}]-> "
             f"{names.get(r.target_id, r.target_id)}"
         )
-
-
-async def _show(workspace: Workspace, tenant_id: TenantId, reference: str) -> tuple[Any, Any, Any]:
-    found = await resolve_entity(workspace, tenant_id, reference)
-    relationships = await workspace.graph.relationships(found.id, tenant_id)
-    ends = {r.source_id for r in relationships} | {r.target_id for r in relationships}
-    names = {e.id: e.name for e in await workspace.graph.get_entities(list(ends), tenant_id)}
-    return found, relationships, names
 
 
 @app.command()
@@ -675,13 +490,7 @@ def neighbours(
 ) -> None:
     """Entities one relationship away."""
     with open_workspace(db) as workspace:
-        tenant_id = workspace.tenant(tenant)
-
-        async def go() -> tuple[Entity, list[Entity]]:
-            found = await resolve_entity(workspace, tenant_id, entity)
-            return found, await workspace.graph.neighbours(found.id, tenant_id)
-
-        found, near = run(go())
+        found, near = run(use_cases.neighbours(workspace, workspace.tenant(tenant), entity))
     if as_json:
         console.print_json(data=[e.model_dump(mode="json") for e in near])
         return
@@ -694,54 +503,12 @@ def neighbours(
     console.print(table)
 
 
-async def resolve_entity(workspace: Workspace, tenant_id: TenantId, reference: str) -> Entity:
-    """An entity by id (aliases resolved) or by exact normalized name; a clear error otherwise."""
-    try:
-        entity_id = EntityId(UUID(reference))
-    except ValueError:
-        entity_id = None
-    if entity_id is not None:
-        found = await workspace.graph.get_entity(entity_id, tenant_id)
-        if found is None:
-            raise NotFoundError(f"no entity with id {reference} in this tenant")
-        return found
-    from redstring.domain.blocking import query_blocking_keys
-
-    wanted = normalize_name(reference)
-    groups = await workspace.graph.find_by_blocking_keys(query_blocking_keys(reference), tenant_id)
-    candidates = {e.id: e for group in groups.values() for e in group}
-    exact = sorted(
-        (e for e in candidates.values() if e.normalized_name == wanted), key=lambda e: str(e.id)
-    )
-    if len(exact) == 1:
-        return exact[0]
-    if len(exact) > 1:
-        listing = ", ".join(f"{e.id} ({e.entity_type})" for e in exact)
-        raise InvalidInputError(f"{reference!r} names {len(exact)} entities; pass an id: {listing}")
-    close = await _lexical_suggestions(workspace, tenant_id, reference)
-    hint = f"; did you mean {', '.join(repr(name) for name in close)}?" if close else ""
-    raise NotFoundError(
-        f"no entity named {reference!r}{hint} (`redstring search {reference!r}` ranks candidates)"
-    )
-
-
-async def _lexical_suggestions(
-    workspace: Workspace, tenant_id: TenantId, reference: str
-) -> list[str]:
-    """Up to three live names close to `reference`, by the lexical channel (no model call)."""
-    result = await _retriever(workspace, None).retrieve(
-        reference, tenant_id, k=3, mode=RetrievalMode.LEXICAL
-    )
-    return list(dict.fromkeys(match.entity.name for match in result.matches))
-
-
 @app.command()
 @reports_errors
 def replay(db: DbOption = Path(DEFAULT_PATH)) -> None:
     """Rebuild every store from the event log (no model calls)."""
     with open_workspace(db) as workspace:
-        run(workspace.replay())
-        position = run(workspace.log.last_position())
+        position = run(use_cases.replay(workspace))
     console.print(f"replayed {position} log positions into fresh stores")
 
 
@@ -757,29 +524,9 @@ def stats(
 ) -> None:
     """Counts for one tenant: entities, relationships, vectors, LLM tokens; the log's length."""
     with open_workspace(db) as workspace:
-        tenant_id = workspace.tenant(tenant)
-
-        async def go() -> dict[str, Any]:
-            usage = await extraction_usage(workspace, tenant_id)
-            figures: dict[str, Any] = {
-                "tenant": tenant,
-                "entities": await workspace.graph.count_entities(tenant_id),
-                "relationships": len(await workspace.graph.list_relationships(tenant_id)),
-                "vectors": await workspace.vectors.count(tenant_id),
-                "log_position": await workspace.log.last_position(),
-                "embedder": workspace.setting("embedder") or Embedder.LOCAL.value,
-                "tenants": workspace.tenant_names(),
-                "llm_tokens": usage.total.model_dump(),
-                "incomplete_documents": usage.incomplete,
-            }
-            if documents:
-                figures["llm_tokens_by_document"] = {
-                    source: tokens.model_dump()
-                    for source, tokens in sorted(usage.by_document.items())
-                }
-            return figures
-
-        figures = run(go())
+        figures = run(
+            use_cases.stats(workspace, workspace.tenant(tenant), tenant, documents=documents)
+        )
     if as_json:
         console.print_json(data=figures)
         return
@@ -799,73 +546,12 @@ def export(
 ) -> None:
     """Write the tenant's entities and relationships as JSONL or GraphML."""
     with open_workspace(db) as workspace:
-        tenant_id = workspace.tenant(tenant)
-
-        async def go() -> tuple[list[Entity], list[Any]]:
-            return (
-                await workspace.graph.list_entities(tenant_id),
-                await workspace.graph.list_relationships(tenant_id),
-            )
-
-        entities, relationships = run(go())
-    if fmt is ExportFormat.JSONL:
-        with output.open("w", encoding="utf-8") as handle:
-            for entity in entities:
-                handle.write(
-                    json.dumps({"kind": "entity", **entity.model_dump(mode="json")}) + "\n"
-                )
-            for rel in relationships:
-                handle.write(
-                    json.dumps({"kind": "relationship", **rel.model_dump(mode="json")}) + "\n"
-                )
-    else:
-        _write_graphml(output, entities, relationships)
+        graph = run(use_cases.export(workspace, workspace.tenant(tenant)))
+    output.write_bytes(graph.render(fmt))
     console.print(
-        f"wrote {len(entities)} entities and {len(relationships)} relationships to {output}"
+        f"wrote {len(graph.entities)} entities and {len(graph.relationships)} relationships "
+        f"to {output}"
     )
-
-
-def _write_graphml(output: Path, entities: list[Entity], relationships: list[Any]) -> None:
-    ns = "http://graphml.graphdrawing.org/xmlns"
-    ElementTree.register_namespace("", ns)
-    root = ElementTree.Element(f"{{{ns}}}graphml")
-    for key, target in (
-        ("name", "node"),
-        ("entity_type", "node"),
-        ("relationship_type", "edge"),
-        ("confidence", "all"),
-    ):
-        ElementTree.SubElement(
-            root,
-            f"{{{ns}}}key",
-            {
-                "id": key,
-                "for": target,
-                "attr.name": key,
-                "attr.type": "double" if key == "confidence" else "string",
-            },
-        )
-    graph = ElementTree.SubElement(root, f"{{{ns}}}graph", {"edgedefault": "directed"})
-    for entity in entities:
-        node = ElementTree.SubElement(graph, f"{{{ns}}}node", {"id": str(entity.id)})
-        for key, value in (
-            ("name", entity.name),
-            ("entity_type", entity.entity_type),
-            ("confidence", str(entity.confidence)),
-        ):
-            ElementTree.SubElement(node, f"{{{ns}}}data", {"key": key}).text = value
-    for rel in relationships:
-        edge = ElementTree.SubElement(
-            graph,
-            f"{{{ns}}}edge",
-            {"id": str(rel.id), "source": str(rel.source_id), "target": str(rel.target_id)},
-        )
-        for key, value in (
-            ("relationship_type", rel.relationship_type),
-            ("confidence", str(rel.confidence)),
-        ):
-            ElementTree.SubElement(edge, f"{{{ns}}}data", {"key": key}).text = value
-    ElementTree.ElementTree(root).write(output, encoding="utf-8", xml_declaration=True)
 
 
 # -- demo -----------------------------------------------------------------------------
@@ -892,10 +578,9 @@ def demo(
                 (corpus / name).read_text(encoding="utf-8"), encoding="utf-8"
             )
         provider = make_embedder(embedder)
-        dimension = provider.dimension if provider is not None else 384
-        with Workspace.open(path, create=True, dimension=dimension) as workspace:
-            workspace.set_setting("embedder", embedder.value)
-            tenant_id = workspace.register_tenant("demo")
+        create_workspace(path, embedder, "demo")
+        with open_workspace(path) as workspace:
+            tenant_id = workspace.tenant("demo")
             console.rule("1. ingest: two documents (offline extractor) and a records file")
             rows = run(
                 _ingest(
@@ -906,50 +591,23 @@ def demo(
                     "general",
                     provider,
                     RecordMapping(name_field="name", type_field="type", id_field="id"),
-                    True,
+                    quiet=True,
                 )
             )
             for row in rows:
                 console.print(
-                    f"  {Path(row['file']).name}: {row['entities']} entities, "
-                    f"{row['relationships']} relationships, {row['embedded']} embedded"
+                    f"  {Path(row.file).name}: {row.entities} entities, "
+                    f"{row.relationships} relationships, {row.embedded} embedded"
                 )
             console.rule("2. consolidate: merge duplicates (reversible events)")
-            _print_consolidation(run(Consolidator(workspace).consolidate(tenant_id)))
+            _print_consolidation(run(use_cases.consolidate(workspace, tenant_id)))
             console.rule("3. search: per-channel scores")
             for query in ("ada lovelace", "IBM Corp", "Babage", "Hollerith tabulating company"):
-                result = run(_search(workspace, tenant_id, query, RetrievalMode.HYBRID, 5, None))
+                result = run(
+                    use_cases.search(workspace, tenant_id, query, embeddings=provider, k=5)
+                )
                 _print_matches(query, result.matches)
         console.print(f"workspace: {path if db else 'temporary (pass --db to keep it)'}")
-
-
-# -- file reading ---------------------------------------------------------------------
-
-
-def _expand(paths: list[Path]) -> list[Path]:
-    files: list[Path] = []
-    for path in paths:
-        if not path.exists():
-            raise UnreadableFileError(f"{path}: no such file or folder")
-        if path.is_dir():
-            found = sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES | RECORD_SUFFIXES
-            )
-            if not found:
-                raise UnreadableFileError(
-                    f"{path}: no .txt, .md, .csv or .jsonl files in this folder"
-                )
-            files.extend(found)
-        elif path.suffix.lower() in TEXT_SUFFIXES | RECORD_SUFFIXES:
-            files.append(path)
-        else:
-            raise UnreadableFileError(
-                f"{path}: unsupported file type {path.suffix or '(none)'}; "
-                "use .txt/.md for documents, .csv/.jsonl for records"
-            )
-    return files
 
 
 def main() -> None:

@@ -1,0 +1,1 @@
+"""The HTTP API (`redstring serve`): FastAPI over `redstring.application`."""
