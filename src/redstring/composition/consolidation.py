@@ -96,6 +96,7 @@ class Consolidator:
             adjudicator=self._adjudicator,
             field_overrides=field_overrides,
             separate=await self.undone(tenant_id),
+            members=await self.made_of(tenant_id),
         )
         return await self._apply(tenant_id, entities, plan, progress)
 
@@ -114,6 +115,7 @@ class Consolidator:
             adjudicator=self._adjudicator,
             models=await self.logged_models(tenant_id, types),
             separate=await self.undone(tenant_id),
+            members=await self.made_of(tenant_id),
         )
         return await self._apply(tenant_id, entities, plan, None)
 
@@ -130,6 +132,29 @@ class Consolidator:
             if isinstance(merged, EntitiesMerged):
                 out.append({merged.canonical_id, *merged.merged_ids})
         return out
+
+    async def made_of(self, tenant_id: TenantId) -> dict[EntityId, list[Entity]]:
+        """Per entity a merge made, the entities it was made of as they were before
+        any merge (before-snapshots, followed back through merges of merged
+        entities; undone merges left out), so a later run compares records, not
+        merged profiles (see `consolidation.engine`)."""
+        log = self._workspace.log
+        undone = set()
+        for recorded in await log.read_type(MergeUndone.event_type, tenant_id):
+            undo = decode(recorded)
+            assert isinstance(undo, MergeUndone)
+            undone.add(undo.merge_id)
+        made_of: dict[EntityId, list[Entity]] = {}
+        for recorded in await log.read_type(EntitiesMerged.event_type, tenant_id):
+            merge = decode(recorded)
+            assert isinstance(merge, EntitiesMerged)
+            if merge.merge_id in undone:
+                continue
+            parts: list[Entity] = []
+            for before in merge.entities_before:
+                parts.extend(made_of.pop(before.id, [before]))
+            made_of[merge.canonical_id] = parts
+        return made_of
 
     async def logged_models(
         self, tenant_id: TenantId, entity_types: Sequence[str]

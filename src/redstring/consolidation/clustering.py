@@ -51,6 +51,7 @@ def agreeing_clusters(
     merge_threshold: float = 0.5,
     distinct_threshold: float = 0.05,
     overrides: Mapping[tuple[int, int], float] | None = None,
+    initial: Iterable[Iterable[int]] = (),
 ) -> list[list[int]]:
     """Clusters of the indices 0..n-1 (each sorted, the list sorted by first member).
 
@@ -61,6 +62,8 @@ def agreeing_clusters(
     on each other are decided in waves, each scored in one batched call. `overrides` (index pair,
     smaller index first -> probability) replace the scorer's word on those pairs:
     an adjudicator's verdict holds in every check, not only on the pair itself.
+    `initial` groups start as clusters (entities an earlier run merged): they are
+    never split, and join others by the same rule as any cluster.
     """
     fixed = dict(overrides or {})
     if len(pairs) != len(probabilities):
@@ -71,6 +74,17 @@ def agreeing_clusters(
     root = list(range(n))
     root_array = np.arange(n, dtype=np.int64)
     members: dict[int, list[int]] = {i: [i] for i in range(n)}
+    for group in initial:
+        together = sorted(set(group))
+        if len(together) < 2:
+            continue
+        if any(root[i] != i for i in together):
+            raise ValueError("initial groups overlap")
+        for i in together[1:]:
+            root[i] = together[0]
+            del members[i]
+        root_array[together] = together[0]
+        members[together[0]] = together
     strong = probabilities >= merge_threshold
     edges = np.sort(pairs[strong], axis=1)
     edge_p = probabilities[strong]
@@ -81,8 +95,9 @@ def agreeing_clusters(
     # either side, and all such joins (a wave) are independent and scored together.
     pending: dict[int, list[int]] = {}
     for k, (i, j) in enumerate(ends):
-        pending.setdefault(i, []).append(k)
-        pending.setdefault(j, []).append(k)
+        if root[i] != root[j]:
+            pending.setdefault(root[i], []).append(k)
+            pending.setdefault(root[j], []).append(k)
 
     def head(cluster: int) -> int | None:
         queue = pending.get(cluster)

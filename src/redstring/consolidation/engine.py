@@ -11,6 +11,14 @@ Each model yields candidate pairs with match probabilities and scores any other
 pair on demand; `clustering.agreeing_clusters` joins two clusters only when every
 cross pair agrees, so no cluster holds two entities its model keeps apart.
 
+A record entity an earlier run merged is compared through the records it was made
+of (`members`), not through its merged profile: that keeps one value per field, so
+a household's merged head would agree with every member on name, address and town
+and lose the birth dates that kept them apart. Records are clustered afresh and a
+cluster becomes a merge of the live entities it covers only when it holds every
+record of each: a run repeated on unchanged data plans nothing, and a run that would
+split an earlier merge leaves those entities as they are.
+
 `resolve_sync` is the pure core; `resolve` adds the optional adjudicator for grey
 pairs; `resolve_incremental` resolves new entities against the stored ones. All
 return a `ResolutionPlan`: what *would* merge, for the composition layer to turn
@@ -146,6 +154,29 @@ class _Group:
     report: FieldReport | None = None
     model: dict[str, object] | None = None
     reused: bool = False
+    #: Per member, the live entity it belongs to, when some members are the records
+    #: of an earlier merge (else every member is live).
+    owners: list[Entity] | None = None
+
+
+def _records_of(
+    live: Sequence[Entity], members: Mapping[EntityId, Sequence[Entity]] | None
+) -> tuple[list[Entity], list[Entity] | None]:
+    """`live` record entities with each earlier merge replaced by the records it was
+    made of (when all of them are records of its type), and each record's live owner."""
+    if not members:
+        return list(live), None
+    records: list[tuple[Entity, Entity]] = []
+    for entity in live:
+        parts = members.get(entity.id, ())
+        if len(parts) > 1 and all(
+            is_record(p) and p.entity_type == entity.entity_type for p in parts
+        ):
+            records.extend((part, entity) for part in parts)
+        else:
+            records.append((entity, entity))
+    records.sort(key=lambda pair: str(pair[0].id))
+    return [r for r, _ in records], [owner for _, owner in records]
 
 
 def _groups(
@@ -153,9 +184,11 @@ def _groups(
     neighbours: Mapping[EntityId, set[EntityId]] | None,
     overrides: Mapping[str, str] | None,
     models: Mapping[str, TrainedModel] | None = None,
+    members_of: Mapping[EntityId, Sequence[Entity]] | None = None,
 ) -> list[_Group]:
     """Evidence for every entity: one record model per type (a given one when it
-    still fits the type's fields, else trained here), one mention model."""
+    still fits the type's fields, else trained here) over the records of earlier
+    merges (`members_of`), one mention model."""
     ordered = sorted(entities, key=lambda e: str(e.id))
     groups: list[_Group] = []
     by_type: dict[str, list[Entity]] = {}
@@ -163,12 +196,13 @@ def _groups(
         if is_record(entity):
             by_type.setdefault(entity.entity_type, []).append(entity)
     for entity_type in sorted(by_type):
-        members = by_type[entity_type]
+        members, owners = _records_of(by_type[entity_type], members_of)
         evidence = train(members, overrides=overrides, model=(models or {}).get(entity_type))
         groups.append(
             _Group(
                 label=entity_type,
                 members=members,
+                owners=owners,
                 pairs=evidence.pairs,
                 probabilities=evidence.probabilities,
                 scorer=evidence,
@@ -209,6 +243,10 @@ def _groups(
 def _grey_rows(group: _Group) -> list[int]:
     _, grey = _band_masks(group.probabilities)
     rows: list[int] = np.flatnonzero(grey).tolist()
+    if group.owners is not None:
+        # Two records of one earlier merge are one entity already: nothing to ask.
+        owners = group.owners
+        rows = [r for r in rows if owners[group.pairs[r, 0]] is not owners[group.pairs[r, 1]]]
     return rows
 
 
@@ -232,18 +270,33 @@ def _decision(members: Sequence[Entity], values: Sequence[float], reason: str) -
 
 
 def _kept_apart(
-    members: Sequence[Entity], apart: Sequence[Collection[EntityId]]
+    members: Sequence[Entity],
+    apart: Sequence[Collection[EntityId]],
+    owners: Sequence[Entity] | None = None,
 ) -> dict[tuple[int, int], float]:
     """Index pairs of `members` a user separated (an undone merge): probability 0
-    in every clustering check, so no cluster joins them again."""
-    index = {e.id: i for i, e in enumerate(members)}
+    in every clustering check, so no cluster joins them again. With `owners`, the
+    ids are live entities and every record of one is kept apart from the other's."""
+    by_owner: dict[EntityId, list[int]] = {}
+    for i, member in enumerate(members):
+        by_owner.setdefault((owners[i] if owners is not None else member).id, []).append(i)
     out: dict[tuple[int, int], float] = {}
     for ids in apart:
-        present = sorted(index[i] for i in ids if i in index)
-        for a, i in enumerate(present):
-            for j in present[a + 1 :]:
-                out[(i, j)] = 0.0
+        parts = [by_owner[i] for i in sorted(ids, key=str) if i in by_owner]
+        for a, left in enumerate(parts):
+            for right in parts[a + 1 :]:
+                for i in left:
+                    for j in right:
+                        out[(min(i, j), max(i, j))] = 0.0
     return out
+
+
+def _by_owner(owners: Sequence[Entity] | None) -> list[list[int]]:
+    """Member indices of each live entity made of several records."""
+    groups: dict[int, list[int]] = {}
+    for i, owner in enumerate(owners or ()):
+        groups.setdefault(id(owner), []).append(i)
+    return [g for g in groups.values() if len(g) > 1]
 
 
 def _plan(
@@ -282,7 +335,7 @@ def _plan(
             for row in decided
             for i, j in [group.pairs[row].tolist()]
         }
-        separated = _kept_apart(members, separate)
+        separated = _kept_apart(members, separate, group.owners)
         if separated:
             fixed.update(separated)
             n = len(members)
@@ -305,6 +358,7 @@ def _plan(
             merge_threshold=MERGE_THRESHOLD,
             distinct_threshold=DISTINCT_THRESHOLD,
             overrides=fixed,
+            initial=_by_owner(group.owners),
         )
         label = np.zeros(len(members), dtype=np.int64)
         for c, indices in enumerate(clusters):
@@ -315,16 +369,20 @@ def _plan(
         apart = ~same & grey_band
         if decided:
             apart[list(decided)] = False
-        names = [str(e.id) for e in members]
+        live = group.owners if group.owners is not None else members
+        names = [str(e.id) for e in live]
         rows = np.flatnonzero(apart)
+        reported: set[tuple[str, str]] = set()
         for i, j, p in zip(
             left[rows].tolist(), right[rows].tolist(), probabilities[rows].tolist(), strict=True
         ):
-            grey.append((names[i], names[j], PairScore(members[i].id, members[j].id, p, Band.GREY)))
+            key = (names[i], names[j]) if names[i] < names[j] else (names[j], names[i])
+            if key not in reported:
+                reported.add(key)
+                grey.append((names[i], names[j], PairScore(live[i].id, live[j].id, p, Band.GREY)))
         for c, indices in enumerate(clusters):
-            formed[group.report is not None].append(
-                ([members[m] for m in indices], inside.get(c, []), group.reason)
-            )
+            chosen = list({id(live[m]): live[m] for m in indices}.values())
+            formed[group.report is not None].append((chosen, inside.get(c, []), group.reason))
         all_pairs.append(group.pairs + len(plan.entity_ids))
         plan.entity_ids.extend(e.id for e in members)
     joined = [
@@ -403,10 +461,12 @@ def resolve_sync(
     field_overrides: Mapping[str, str] | None = None,
     models: Mapping[str, TrainedModel] | None = None,
     separate: Sequence[Collection[EntityId]] = (),
+    members: Mapping[EntityId, Sequence[Entity]] | None = None,
 ) -> ResolutionPlan:
     """Resolve without an adjudicator: grey pairs stay apart and are reported."""
     _check(entities)
-    return _plan(_groups(entities, neighbours, field_overrides, models), None, separate=separate)
+    groups = _groups(entities, neighbours, field_overrides, models, members)
+    return _plan(groups, None, separate=separate)
 
 
 async def resolve(
@@ -417,12 +477,14 @@ async def resolve(
     field_overrides: Mapping[str, str] | None = None,
     models: Mapping[str, TrainedModel] | None = None,
     separate: Sequence[Collection[EntityId]] = (),
+    members: Mapping[EntityId, Sequence[Entity]] | None = None,
 ) -> ResolutionPlan:
     """Resolve a batch of entities; grey pairs go to `adjudicator` when one is given.
     `models` (per entity type) are used instead of training where they still fit;
-    no two ids of one `separate` set end in one cluster (a user undid their merge)."""
+    no two ids of one `separate` set end in one cluster (a user undid their merge);
+    `members` gives the records each earlier merge was made of (see the module)."""
     _check(entities)
-    groups = _groups(entities, neighbours, field_overrides, models)
+    groups = _groups(entities, neighbours, field_overrides, models, members)
     verdicts = await _adjudicate(groups, adjudicator) if adjudicator is not None else None
     return _plan(groups, verdicts, separate=separate)
 
@@ -437,6 +499,7 @@ async def resolve_incremental(
     field_overrides: Mapping[str, str] | None = None,
     models: Mapping[str, TrainedModel] | None = None,
     separate: Sequence[Collection[EntityId]] = (),
+    members: Mapping[EntityId, Sequence[Entity]] | None = None,
 ) -> ResolutionPlan:
     """Resolve `new_entities` against the live entities of their types.
 
@@ -453,7 +516,7 @@ async def resolve_incremental(
     types = sorted({e.entity_type for e in new_entities})
     live = {e.id: e for e in await store.list_entities(tenant_id, entity_types=types)}
     live.update({e.id: e for e in new_entities})
-    groups = _groups(list(live.values()), neighbours, field_overrides, models)
+    groups = _groups(list(live.values()), neighbours, field_overrides, models, members)
     verdicts = await _adjudicate(groups, adjudicator) if adjudicator is not None else None
     return _plan(groups, verdicts, restrict_to={e.id for e in new_entities}, separate=separate)
 

@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import random
 import re
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
-from uuid import NAMESPACE_URL, uuid5
+from uuid import NAMESPACE_URL, uuid4, uuid5
 
 import numpy as np
 from bench import resolution as bench
 from bench import variants as v
 
-from redstring.domain.ids import EntityId
+from redstring.composition.consolidation import Consolidator
+from redstring.composition.records import RecordMapping, import_records
+from redstring.composition.workspace import Workspace
+from redstring.domain.ids import EntityId, TenantId
+from redstring.embeddings.fake import FakeEmbeddingProvider
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -266,3 +271,44 @@ def test_redstring_path_scores_records_through_ingest_consolidate_and_aliases(
     assert (consolidate.precision, consolidate.recall) == (1.0, 1.0)
     assert (engine.precision, engine.recall) == (1.0, 1.0)
     assert engine.pc in (None, 1.0)
+
+
+def _many_people(count: int, seed: int) -> list[dict[str, str]]:
+    """`count` identities of four copies each, from small name lists: namesakes and
+    shared birth years happen, as in a real register."""
+    r = random.Random(seed)
+    given = ["ann", "mary", "john", "peter", "susan", "james", "laura", "tom", "eva", "mark"]
+    family = ["smith", "jones", "brown", "taylor", "wilson", "evans", "walker", "white"]
+    rows = []
+    for n in range(count):
+        first, last = r.choice(given), r.choice(family)
+        dob = f"{r.randint(1930, 2000)}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}"
+        for copy in range(4):
+            rows.append(person(f"Q{n}-{copy}", f"Q{n}", first, last, dob))
+    return rows
+
+
+async def test_a_second_consolidate_of_households_merges_nothing_more() -> None:
+    """A merged entity keeps one value per field; compared through that profile, a
+    household's merged head agrees with every member on family name, address and
+    town, and a second run chained them (people-homes-2k precision 0.78 -> 0.63).
+    Catches a run that compares merged profiles instead of the records they were
+    made of."""
+    homes = v.people_homes(_many_people(80, seed=4), seed=4)
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    mapping = RecordMapping(
+        name_field=homes.name_column, entity_type=homes.entity_type, id_field=homes.id_column
+    )
+    await import_records(
+        homes.rows,
+        workspace=workspace,
+        tenant_id=tenant,
+        source_id="homes.csv",
+        mapping=mapping,
+        observed_at=datetime(2026, 1, 1, tzinfo=UTC),
+        embeddings=FakeEmbeddingProvider(dimension=384),
+    )
+    first = await Consolidator(workspace).consolidate(tenant)
+    assert first.merges > 0
+    again = await Consolidator(workspace).consolidate(tenant)
+    assert again.merges == 0

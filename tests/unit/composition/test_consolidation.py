@@ -17,6 +17,8 @@ from redstring.domain.exceptions import ConcurrencyError, NotFoundError
 from redstring.domain.ids import TenantId
 from redstring.domain.retrieval import RetrievalMode
 from redstring.embeddings.fake import FakeEmbeddingProvider
+from redstring.events.base import decode
+from redstring.events.merge import EntitiesMerged
 from redstring.testing.factories import make_relationship
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -267,3 +269,25 @@ async def test_an_edge_between_two_clusters_of_one_batch_joins_their_canonicals(
     for merge_id in reversed(report.merge_ids):
         await consolidator.undo(merge_id, tenant)
     assert await snapshot(workspace, tenant) == before
+
+
+async def test_a_merged_entity_is_made_of_its_records_through_merges_of_merges() -> None:
+    """Catches a later run reading a merged entity's records from only its newest
+    merge (losing those an earlier merge folded in), or from an undone merge."""
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    consolidator = Consolidator(workspace)
+    for row in [*PEOPLE, {**PEOPLE[0], "id": "4"}]:
+        await fill(workspace, tenant, [row])
+        await consolidator.consolidate(tenant)
+    made_of = await consolidator.made_of(tenant)
+    [(ada, records)] = made_of.items()
+    assert len(records) == 3
+    assert {e.name for e in records} == {"Ada Lovelace"}
+    assert len({e.id for e in records}) == 3
+    newest = (await workspace.log.read_type("EntitiesMerged", tenant))[-1]
+    merge = decode(newest)
+    assert isinstance(merge, EntitiesMerged)
+    await consolidator.undo(merge.merge_id, tenant)
+    [(_, records)] = (await consolidator.made_of(tenant)).items()
+    assert len(records) == 2
+    assert ada in {e.id for e in records}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from unittest.mock import patch
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -112,3 +113,32 @@ def test_no_cluster_holds_a_pair_the_model_keeps_apart(seed: int, order: list[in
     shuffled = [pairs[k] for k in sorted(range(len(pairs)), key=lambda k: order[k % 12] + k * 13)]
     flipped = [(j, i) for i, j in shuffled]
     assert _run(m, flipped) == clusters
+
+
+def test_an_initial_group_is_never_split_and_joins_only_as_a_whole() -> None:
+    """{0, 1} were merged by an earlier run although the model now scores them apart;
+    2 agrees with 0 but contradicts 1. Catches clustering that splits an earlier
+    merge, and one that lets a newcomer join it on its best member alone."""
+    m = np.full((4, 4), 0.01)
+    m[0, 2] = m[2, 0] = 0.99
+    m[2, 3] = m[3, 2] = 0.9
+    arr = np.asarray([(0, 2), (2, 3)], dtype=np.int64)
+    probs = m[arr[:, 0], arr[:, 1]]
+    clusters = agreeing_clusters(4, arr, probs, _matrix_scorer(m), initial=[[0, 1]])
+    assert clusters == [[0, 1], [2, 3]]
+    m[1, 2] = m[2, 1] = 0.6  # now every cross pair agrees: the group joins whole
+    probs = m[arr[:, 0], arr[:, 1]]
+    clusters = agreeing_clusters(4, arr, probs, _matrix_scorer(m), initial=[[1, 0]])
+    assert clusters == [[0, 1, 2], [3]]
+
+
+def test_overlapping_initial_groups_are_refused() -> None:
+    m = np.full((3, 3), 0.5)
+    with pytest.raises(ValueError, match="overlap"):
+        agreeing_clusters(
+            3,
+            np.zeros((0, 2), dtype=np.int64),
+            np.zeros(0),
+            _matrix_scorer(m),
+            initial=[[0, 1], [1, 2]],
+        )
