@@ -554,6 +554,57 @@ def export(
     )
 
 
+# -- service --------------------------------------------------------------------------
+
+keys_app = typer.Typer(no_args_is_help=True, help="API keys for `redstring serve`.")
+app.add_typer(keys_app, name="keys")
+
+
+@keys_app.command("create")
+@reports_errors
+def keys_create(
+    tenant: Annotated[
+        str, typer.Option("--tenant", "-t", help="The tenant the key reads and writes.")
+    ],
+    db: DbOption = Path(DEFAULT_PATH),
+) -> None:
+    """Make an API key for one tenant; it is printed once and stored only as a hash."""
+    from redstring.application.keys import create_key
+
+    with open_workspace(db) as workspace:
+        key = create_key(workspace, tenant)
+    errors.print(f"key for tenant {tenant!r} (shown once; store it now):")
+    console.print(key, markup=False, highlight=False)
+
+
+@app.command()
+@reports_errors
+def serve(
+    db: DbOption = Path(DEFAULT_PATH),
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    readers: Annotated[int, typer.Option(help="Reader threads (one connection each).")] = 4,
+) -> None:
+    """Serve the HTTP API (OpenAPI docs at /docs); callers authenticate with `keys create`."""
+    from redstring.server.app import serve as run_server
+
+    open_workspace(db).close()  # a missing workspace is refused here, with exit code 1
+    run_server(db, host=host, port=port, readers=readers)
+
+
+@app.command()
+@reports_errors
+def mcp(
+    db: DbOption = Path(DEFAULT_PATH),
+    tenant: TenantOption = "default",
+) -> None:
+    """Serve MCP tools (search, show, neighbours, ingest_text) over stdio for one tenant."""
+    from redstring.mcp_server.tools import serve_stdio
+
+    open_workspace(db).close()
+    serve_stdio(db, tenant)
+
+
 # -- demo -----------------------------------------------------------------------------
 
 

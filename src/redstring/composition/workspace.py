@@ -36,6 +36,7 @@ from redstring.storage.sqlite import (
     DatabaseError,
     OperationalError,
     open_connection,
+    read_transaction,
     transaction,
 )
 from redstring.vector.memory import InMemoryVectorStore
@@ -102,6 +103,17 @@ class Workspace:
             # Rolled back: the versions of its appends will name other events.
             self._fresh.clear()
             raise
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads inside see one committed state (one read transaction), however many
+        statements they take; a concurrent writer lands before or after, never between.
+        A memory workspace is only ever read between awaits of one event loop."""
+        if self._conn is None:
+            yield
+            return
+        with read_transaction(self._conn):
+            yield
 
     def setting(self, key: str) -> str | None:
         """A workspace-wide setting (e.g. the embedding model it was built with)."""

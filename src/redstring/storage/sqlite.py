@@ -130,3 +130,23 @@ def transaction(conn: Connection) -> Iterator[Connection]:
             conn.rollback()
         raise
     conn.commit()
+
+
+@contextmanager
+def read_transaction(conn: Connection) -> Iterator[Connection]:
+    """Every read inside sees one committed state of the file (a WAL snapshot).
+
+    A deferred `BEGIN` takes no lock until the first read, then pins that snapshot:
+    a writer committing meanwhile is not seen half-way (`neighbours` reading
+    relationships then entities, `show` reading an entity then its relationships).
+    Inside an open transaction it adds nothing: that transaction already pins one.
+    """
+    if conn.in_transaction:
+        yield conn
+        return
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        if conn.in_transaction:
+            conn.rollback()
