@@ -4,7 +4,10 @@ exact numpy scan run in the same process.
 Quality, on two shared sets (../shared/data/): people-50k (historical_figures_50k,
 `full_name`, 5,156 people) and PATSTAT (patstat_company_names, `raw_name`, 102
 organisations). One record per cluster is indexed (the first by id), the others are
-the queries; a hit is the indexed record of the query's cluster. k=10.
+the queries; a hit is the indexed record of the query's cluster. k=10. With
+--distractors N, people-50k is measured once more with N look-alike names indexed
+beside it (a given name of one person and a surname of another, never a name of
+the set): wrong answers that share the query's words, as a large register has.
 
 Latency: one tenant of a two-tenant SQLite workspace (the second tenant holds the
 same entities with other ids, so every read must filter), at each --latency-sizes.
@@ -23,6 +26,7 @@ rank 10 are not misses).
 
     uv run python bench/retrieval.py                              # everything
     uv run python bench/retrieval.py --skip-latency               # quality only
+    uv run python bench/retrieval.py --skip-latency --distractors 95000  # + look-alikes
     uv run python bench/retrieval.py --skip-quality --latency-sizes 10000,100000
     uv run python bench/retrieval.py --embedder fake              # plumbing only
 """
@@ -196,13 +200,39 @@ async def embed_all(embedder: EmbeddingProvider, names: list[str]) -> NDArray[np
     return np.asarray(out, dtype=np.float32).reshape(len(names), embedder.dimension)
 
 
+def look_alikes(rows: list[Row], count: int, seed: int) -> list[Row]:
+    """`count` indexed names that are nobody in the set: a given name of one person
+    with the surname of another (seeded), never a name any record of the set holds,
+    so each is a wrong answer that shares a query's words."""
+    taken = {normalize_name(row.name) for row in rows}
+    given = [r.name.split()[0] for r in rows if len(r.name.split()) > 1]
+    surnames = [r.name.split()[-1] for r in rows if len(r.name.split()) > 1]
+    generator = random.Random(f"{seed}:look-alikes")
+    out: list[Row] = []
+    while len(out) < count:
+        name = f"{generator.choice(given)} {generator.choice(surnames)}"
+        if normalize_name(name) in taken:
+            continue
+        taken.add(normalize_name(name))
+        out.append(Row(f"alike{len(out):08d}", f"alike{len(out)}", name, rows[0].entity_type, {}))
+    return out
+
+
 async def quality_set(
-    label: str, rows: list[Row], args: argparse.Namespace, embedder: EmbeddingProvider, tmp: Path
+    label: str,
+    rows: list[Row],
+    args: argparse.Namespace,
+    embedder: EmbeddingProvider,
+    tmp: Path,
+    distractors: int = 0,
 ) -> None:
     indexed: dict[str, Row] = {}
     for row in rows:
         indexed.setdefault(row.cluster, row)
     index_rows = list(indexed.values())
+    if distractors:
+        index_rows += look_alikes(rows, distractors, args.seed)
+        label += f" + {distractors} look-alike names"
     queries = [row for row in rows if indexed[row.cluster].key != row.key]
     queries = random.Random(args.seed).sample(queries, min(args.queries, len(queries)))
     matrix = await embed_all(embedder, [row.name for row in index_rows])
@@ -214,7 +244,7 @@ async def quality_set(
     expected = {row.key: entity_id(indexed[row.cluster]) for row in queries}
     query_vectors = await embed_all(embedder, [row.name for row in queries])
     print(
-        f"\n{label}: {len(index_rows)} clusters indexed (one record each), {len(queries)} "
+        f"\n{label}: {len(indexed)} clusters indexed (one record each), {len(queries)} "
         f"queries from their other records (seed {args.seed}); embedder "
         f"{embedder.model_name}; built in {build_s:.1f}s; HNSW index from "
         f"{ANN_ROWS[0]} vectors"
@@ -403,6 +433,12 @@ def main() -> None:
     parser.add_argument(
         "--embed-limit", type=int, default=100_000, help="entities embedded by the model"
     )
+    parser.add_argument(
+        "--distractors",
+        type=int,
+        default=0,
+        help="also measure people-50k with this many look-alike names indexed beside it",
+    )
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--seed", type=int, default=7)
@@ -420,6 +456,10 @@ def main() -> None:
         if not args.skip_quality:
             asyncio.run(quality_set("people-50k", people, args, embedder, Path(tmp)))
             asyncio.run(quality_set("PATSTAT", patstat, args, embedder, Path(tmp)))
+            if args.distractors:
+                asyncio.run(
+                    quality_set("people-50k", people, args, embedder, Path(tmp), args.distractors)
+                )
         if not args.skip_latency:
             asyncio.run(latency(args, embedder, people, patstat, Path(tmp)))
 
