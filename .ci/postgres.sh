@@ -16,7 +16,7 @@ PG_DB=redstring
 PGVECTOR_VERSION=0.8.0
 URL="postgresql://${PG_ROLE}:${PG_ROLE}@127.0.0.1:${PG_PORT}/${PG_DB}"
 
-as_postgres() { runuser -u postgres -- "$@"; }
+as_postgres() { (cd / && runuser -u postgres -- "$@"); }
 
 if [ "${1:-}" = "stop" ]; then
     if [ -f "$PG_DATA/postmaster.pid" ]; then
@@ -67,7 +67,7 @@ if ! as_postgres "$PG_BIN/pg_ctl" -D "$PG_DATA" status >/dev/null 2>&1; then
         start >&2
 fi
 
-psql_admin() { as_postgres "$PG_BIN/psql" -h /tmp -p "$PG_PORT" -U postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
+psql_admin() { PGOPTIONS="-c client_min_messages=warning" as_postgres "$PG_BIN/psql" -h /tmp -p "$PG_PORT" -U postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
 # The test role is neither superuser nor BYPASSRLS: row-level security must apply to it.
 if [ -z "$(psql_admin -c "SELECT 1 FROM pg_roles WHERE rolname = '${PG_ROLE}'")" ]; then
     psql_admin -c "CREATE ROLE ${PG_ROLE} LOGIN CREATEDB PASSWORD '${PG_ROLE}'"

@@ -7,15 +7,15 @@ providers here, so "which model does this workspace embed with" has one answer.
 from __future__ import annotations
 
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from redstring.composition.migrate import Migration, migrate
 from redstring.composition.retrieval import Retriever
-from redstring.composition.workspace import DEFAULT_PATH, Workspace
+from redstring.composition.workspace import DEFAULT_PATH, Workspace, location
 from redstring.domain.exceptions import InvalidInputError, NotFoundError
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from redstring.ports.embedding import EmbeddingProvider
     from redstring.ports.llm import LlmProvider
 
@@ -26,6 +26,7 @@ __all__ = [
     "create_workspace",
     "make_embedder",
     "make_llm",
+    "migrate_workspace",
     "open_workspace",
     "retriever",
     "workspace_embedder",
@@ -64,29 +65,42 @@ def make_llm(workspace_file: Path | None = None) -> LlmProvider:
     from redstring.llm.openai_compat import OpenAICompatibleProvider
 
     provider = OpenAICompatibleProvider()
-    if workspace_file is None:
-        return provider
+    if workspace_file is None or not isinstance(location(workspace_file), Path):
+        return provider  # a PostgreSQL workspace has no file to keep a cache beside
     from redstring.llm.cache import CachingLlmProvider, SqliteResponseStore, cache_path_for
 
     return CachingLlmProvider(provider, SqliteResponseStore(cache_path_for(workspace_file)))
 
 
-def open_workspace(db: Path, *, create: bool = False) -> Workspace:
-    """An existing workspace (or a new one with `create`); a clear error when missing."""
-    if not create and not db.exists():
+def open_workspace(db: Path | str, *, create: bool = False) -> Workspace:
+    """An existing workspace (or a new one with `create`); a clear error when missing.
+    `db` is a file or a PostgreSQL URL (`composition.workspace.location`)."""
+    where = location(db)
+    if isinstance(where, Path) and not create and not where.exists():
         raise NotFoundError(f"no workspace at {db}; run `redstring init --db {db}` first")
-    return Workspace.open(db, create=create)
+    return Workspace.open(where, create=create)
 
 
-def create_workspace(db: Path, embedder: Embedder, tenant: str) -> None:
-    """`init`: a new workspace file built with `embedder`, `tenant` registered."""
-    if db.exists():
+def create_workspace(db: Path | str, embedder: Embedder, tenant: str) -> None:
+    """`init`: a new workspace (file or PostgreSQL URL) built with `embedder`, `tenant`
+    registered."""
+    where = location(db)
+    if isinstance(where, Path) and where.exists():
         raise InvalidInputError(f"{db} already exists; remove it or choose another --db")
     provider = make_embedder(embedder)
     dimension = provider.dimension if provider is not None else 384
-    with Workspace.open(db, create=True, dimension=dimension) as workspace:
+    with Workspace.open(where, create=True, dimension=dimension) as workspace:
         workspace.set_setting("embedder", embedder.value)
         workspace.register_tenant(tenant)
+
+
+async def migrate_workspace(source: Path | str, target: Path | str) -> Migration:
+    """`migrate`: copy `source`'s log into the new workspace `target` (a file or a URL,
+    made with the source's vector width) and replay it; the counts must be equal."""
+    with open_workspace(source) as origin:
+        dimension = origin.vectors.dimension
+        with Workspace.open(location(target), create=True, dimension=dimension) as copy:
+            return await migrate(origin, copy)
 
 
 def workspace_embedder_kind(workspace: Workspace) -> Embedder:

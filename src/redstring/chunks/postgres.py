@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from redstring.domain.ids import TenantId
     from redstring.storage.postgres import PgDatabase
 
-_SCHEMA = (
+SCHEMA = (
     """CREATE TABLE IF NOT EXISTS chunk_rows (
         tenant_id uuid NOT NULL,
         chunk_id text COLLATE "C" NOT NULL,
@@ -64,6 +64,9 @@ _SCHEMA = (
     )""",
     "CREATE INDEX IF NOT EXISTS chunk_terms_chunk ON chunk_terms (tenant_id, chunk_id)",
 )
+
+#: The tables `SCHEMA` makes, all carrying the tenant wall (`storage.postgres`).
+WALLED = ("chunk_rows", "chunk_terms")
 
 _COLUMNS = "r.chunk_id, r.source_id, r.idx, r.start_, r.end_, r.text, r.entity_ids"
 
@@ -114,7 +117,7 @@ class PostgresChunkStore:
 
     @classmethod
     async def create(cls, db: PgDatabase) -> PostgresChunkStore:
-        await create_tables(db, _SCHEMA, ["chunk_rows", "chunk_terms"])
+        await create_tables(db, SCHEMA, WALLED)
         return cls(db)
 
     async def upsert(self, chunks: Sequence[ChunkRecord], tenant_id: TenantId) -> None:

@@ -8,6 +8,10 @@ not SQLite, a SQLite file of another application, or one written by a newer
 redstring -- guessing at any of those risks writing into data we do not
 understand. Everything in the file is reachable from one connection, which is
 what lets a projection commit store writes and its checkpoint together.
+
+`Workspace.open("postgresql://...")` opens the scale-out workspace instead: the
+same ports on PostgreSQL + pgvector (`_open_postgres`, docs/adr/0017). Its
+`redstring_meta` table plays the file header's part, checked the same way.
 """
 
 from __future__ import annotations
@@ -18,20 +22,30 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
+from redstring.chunks import postgres as chunks_pg
 from redstring.chunks.memory import InMemoryChunkStore
 from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.domain.exceptions import InvalidInputError, NotFoundError, WorkspaceError
 from redstring.domain.ids import tenant_id_for
+from redstring.eventlog import postgres as eventlog_pg
 from redstring.eventlog.memory import InMemoryEventLog
 from redstring.eventlog.sqlite import SqliteEventLog
+from redstring.graph import postgres as graph_pg
 from redstring.graph.memory import InMemoryGraphStore
 from redstring.graph.sqlite import SqliteGraphStore
+from redstring.projections import postgres as checkpoints_pg
 from redstring.projections.base import FreshEvents
 from redstring.projections.checkpoints import InMemoryCheckpointStore, SqliteCheckpointStore
 from redstring.projections.chunks import ChunkProjection
 from redstring.projections.graph import GraphProjection
 from redstring.projections.replay import replay
 from redstring.projections.vector import VectorProjection
+from redstring.storage.postgres import (
+    SCHEMA_LOCK,
+    PgDatabase,
+    create_tables_sync,
+    is_postgres_url,
+)
 from redstring.storage.sqlite import (
     DatabaseError,
     OperationalError,
@@ -40,6 +54,7 @@ from redstring.storage.sqlite import (
     transaction,
 )
 from redstring.vector.memory import InMemoryVectorStore
+from redstring.vector.postgres import PostgresVectorStore
 from redstring.vector.sqlite import SqliteVectorStore
 
 if TYPE_CHECKING:
@@ -54,6 +69,7 @@ if TYPE_CHECKING:
     from redstring.ports.vector_store import VectorStore
     from redstring.projections.base import Projection
     from redstring.projections.checkpoints import CheckpointStore
+    from redstring.storage.postgres import SyncConnection
     from redstring.storage.sqlite import Connection
 
 #: Bumped whenever the file's tables change shape; `open` migrates older files and
@@ -83,6 +99,9 @@ class Workspace:
     chunk_projection: ChunkProjection
     path: Path | None = None
     _conn: Connection | None = field(default=None, repr=False)
+    #: The PostgreSQL workspace's URL and blocking connection (settings, schema).
+    url: str | None = None
+    _pg: SyncConnection | None = field(default=None, repr=False)
     #: Settings of a memory workspace (a file keeps them in `redstring_meta`).
     _settings: dict[str, str] = field(default_factory=dict, repr=False)
     #: Events appended here and not yet folded by every projection (`FreshEvents`).
@@ -92,7 +111,10 @@ class Workspace:
     def atomic(self) -> Iterator[None]:
         """Everything written inside commits together or not at all (one SQLite
         transaction, one sync to disk instead of one per append). A memory workspace
-        has nothing to commit."""
+        has nothing to commit. A PostgreSQL workspace commits each append and each
+        projection batch on its own (this block is synchronous and its stores are
+        not): every append is still all-or-nothing and every fold atomic with its
+        checkpoint, but two appends inside one block are not one commit."""
         if self._conn is None:
             yield
             return
@@ -117,6 +139,11 @@ class Workspace:
 
     def setting(self, key: str) -> str | None:
         """A workspace-wide setting (e.g. the embedding model it was built with)."""
+        if self._pg is not None:
+            found = self._pg.execute(
+                "SELECT value FROM redstring_meta WHERE key = %s", (f"setting:{key}",)
+            ).fetchone()
+            return None if found is None else str(found[0])
         if self._conn is None:
             return self._settings.get(key)
         row = self._conn.execute(
@@ -125,6 +152,13 @@ class Workspace:
         return None if row is None else str(row[0])
 
     def set_setting(self, key: str, value: str) -> None:
+        if self._pg is not None:
+            self._pg.execute(
+                "INSERT INTO redstring_meta (key, value) VALUES (%s, %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (f"setting:{key}", value),
+            )
+            return
         if self._conn is None:
             self._settings[key] = value
             return
@@ -137,6 +171,11 @@ class Workspace:
 
     def tenant_names(self) -> list[str]:
         """Names registered with `register_tenant`, sorted."""
+        if self._pg is not None:
+            found = self._pg.execute(
+                "SELECT key FROM redstring_meta WHERE key LIKE 'setting:tenant:%%' ORDER BY key"
+            ).fetchall()
+            return [str(row[0]).removeprefix("setting:tenant:") for row in found]
         if self._conn is None:
             return sorted(
                 k.removeprefix("tenant:") for k in self._settings if k.startswith("tenant:")
@@ -178,7 +217,12 @@ class Workspace:
         `DEFAULT_DIMENSION` and an existing file keeps the one it was made with
         (a different explicit value is refused by the vector store).
         `embedding_model` restricts the vector projection to one model's events.
+        A `postgresql://` URL opens (or makes) a PostgreSQL workspace instead.
         """
+        if isinstance(path, str) and is_postgres_url(path):
+            return cls._open_postgres(
+                path, create=create, dimension=dimension, embedding_model=embedding_model
+            )
         file = Path(path)
         if file.is_dir():
             raise WorkspaceError(f"{file} is a directory, not a redstring workspace file")
@@ -201,6 +245,35 @@ class Workspace:
             conn.close()
             raise
         return cls._wire(log, graph, vectors, chunks, checkpoints, embedding_model, file, conn)
+
+    @classmethod
+    def _open_postgres(
+        cls, url: str, *, create: bool, dimension: int | None, embedding_model: str | None
+    ) -> Workspace:
+        """The scale-out workspace: every store on the database at `url` (its schema
+        made here, blocking, under the DDL lock), the stores' own calls async."""
+        db = PgDatabase(url)
+        conn = db.connect_sync()
+        try:
+            stored_dimension = _prepare_postgres(conn, url, create=create, dimension=dimension)
+            for module in (eventlog_pg, graph_pg, chunks_pg, checkpoints_pg):
+                create_tables_sync(conn, module.SCHEMA, module.WALLED)
+            PostgresVectorStore.create_sync(conn, stored_dimension)
+        except BaseException:
+            conn.close()
+            raise
+        workspace = cls._wire(
+            eventlog_pg.PostgresEventLog(db),
+            graph_pg.PostgresGraphStore(db),
+            PostgresVectorStore(db, stored_dimension),
+            chunks_pg.PostgresChunkStore(db),
+            checkpoints_pg.PostgresCheckpointStore(db),
+            embedding_model,
+            None,
+            None,
+        )
+        workspace.url, workspace._pg = url, conn
+        return workspace
 
     @classmethod
     def memory(
@@ -282,6 +355,9 @@ class Workspace:
         await replay(self.log, self.projections)
 
     def close(self) -> None:
+        if self._pg is not None:
+            self._pg.close()
+            self._pg = None
         if self._conn is not None:
             self._conn.close()
             self._conn = None
@@ -352,3 +428,59 @@ def _prepare(conn: Connection, file: Path, *, create: bool, dimension: int | Non
             raise WorkspaceError(f"{file} has incomplete redstring metadata: {sorted(meta)}")
         stored = int(meta["vector_dimension"])
         return stored if dimension is None else dimension
+
+
+def location(db: str | Path) -> str | Path:
+    """`db` as `Workspace.open` takes it: a file path, or a PostgreSQL URL.
+
+    A URL that went through `pathlib.Path` (the CLI's `--db` option is a path) has had
+    its `//` folded to `/`; it is restored here rather than read as a file name.
+    """
+    text = str(db)
+    for scheme in ("postgresql:", "postgres:"):
+        if text.startswith(scheme + "/") and not text.startswith(scheme + "//"):
+            return scheme + "/" + text[len(scheme) :]
+    return text if is_postgres_url(text) else Path(db)
+
+
+def _prepare_postgres(
+    conn: SyncConnection, url: str, *, create: bool, dimension: int | None
+) -> int:
+    """`_prepare` for a PostgreSQL database: make or check `redstring_meta`; return the
+    vector dimension. One transaction under the DDL lock, so two processes opening a
+    new database cannot both initialize it."""
+    where = url.split("@")[-1]
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        exists = conn.execute("SELECT to_regclass('redstring_meta') IS NOT NULL").fetchone()
+        if exists is None or not exists[0]:
+            if not create:
+                raise WorkspaceError(f"no redstring workspace in the database at {where}")
+            width = DEFAULT_DIMENSION if dimension is None else dimension
+            if width < 1:
+                raise InvalidInputError(f"dimension must be positive, got {width}")
+            conn.execute("CREATE TABLE redstring_meta (key text PRIMARY KEY, value text NOT NULL)")
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO redstring_meta (key, value) VALUES (%s, %s)",
+                    [
+                        ("schema_version", str(SCHEMA_VERSION)),
+                        ("vector_dimension", str(width)),
+                        ("created_at", datetime.now(UTC).isoformat()),
+                    ],
+                )
+            return width
+        meta = {
+            str(key): str(value)
+            for key, value in conn.execute("SELECT key, value FROM redstring_meta").fetchall()
+        }
+    version = int(meta.get("schema_version", "0"))
+    if version > SCHEMA_VERSION:
+        raise WorkspaceError(
+            f"the database at {where} was written by a newer redstring (workspace schema "
+            f"{version}; this version reads up to {SCHEMA_VERSION}); upgrade redstring"
+        )
+    if version < 1 or "vector_dimension" not in meta:
+        raise WorkspaceError(f"the database at {where} has incomplete redstring metadata")
+    stored = int(meta["vector_dimension"])
+    return stored if dimension is None else dimension

@@ -56,6 +56,9 @@ SCHEMA = (
     "CREATE INDEX IF NOT EXISTS event_log_by_type ON event_log (tenant_id, event_type, position)",
 )
 
+#: The tables `SCHEMA` makes that carry the tenant wall (`storage.postgres`).
+WALLED = ("event_log",)
+
 #: The advisory-lock key that serialises appends ("RSAP" in ASCII).
 APPEND_LOCK = 0x52534150
 
@@ -73,7 +76,7 @@ class PostgresEventLog:
 
     @classmethod
     async def create(cls, db: PgDatabase) -> PostgresEventLog:
-        await create_tables(db, SCHEMA, ["event_log"])
+        await create_tables(db, SCHEMA, WALLED)
         return cls(db)
 
     async def append(

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from redstring.domain.ids import RelationshipId, TenantId
     from redstring.storage.postgres import Connection, PgDatabase
 
-_TABLES = (
+WALLED = (
     "graph_entities",
     "graph_blocking_keys",
     "graph_aliases",
@@ -47,7 +47,7 @@ _TABLES = (
     "graph_relationships",
 )
 
-_SCHEMA = (
+SCHEMA = (
     """CREATE TABLE IF NOT EXISTS graph_entities (
         tenant_id uuid NOT NULL,
         id uuid NOT NULL,
@@ -108,7 +108,7 @@ class PostgresGraphStore:
 
     @classmethod
     async def create(cls, db: PgDatabase) -> PostgresGraphStore:
-        await create_tables(db, _SCHEMA, _TABLES)
+        await create_tables(db, SCHEMA, WALLED)
         return cls(db)
 
     # -- entities ------------------------------------------------------------------
@@ -428,7 +428,7 @@ class PostgresGraphStore:
 
     async def delete_by_tenant(self, tenant_id: TenantId) -> None:
         async with self._db.transaction(tenant_id) as conn:
-            for table in _TABLES:
+            for table in WALLED:
                 await conn.execute(f"DELETE FROM {table} WHERE tenant_id = %s", (tenant_id,))
 
 

@@ -21,7 +21,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 from redstring.domain.exceptions import InvalidInputError
-from redstring.storage.postgres import ALL_TENANTS
+from redstring.storage.postgres import ALL_TENANTS, create_tables
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -31,10 +31,14 @@ if TYPE_CHECKING:
 #: The advisory-lock key one fold holds until it commits ("RSFL" in ASCII).
 FOLD_LOCK = 0x5253464C
 
-SCHEMA = """CREATE TABLE IF NOT EXISTS projection_checkpoints (
-    name text PRIMARY KEY,
-    position bigint NOT NULL CHECK (position >= 0)
-)"""
+SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS projection_checkpoints (
+        name text PRIMARY KEY,
+        position bigint NOT NULL CHECK (position >= 0)
+    )""",
+)
+#: Checkpoints are cross-tenant by contract: no tenant column, no wall.
+WALLED: tuple[str, ...] = ()
 
 
 class PostgresCheckpointStore:
@@ -48,8 +52,7 @@ class PostgresCheckpointStore:
 
     @classmethod
     async def create(cls, db: PgDatabase) -> PostgresCheckpointStore:
-        async with db.ddl() as conn:
-            await conn.execute(SCHEMA)
+        await create_tables(db, SCHEMA, WALLED)
         return cls(db)
 
     async def position(self, name: str) -> int:

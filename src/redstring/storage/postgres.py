@@ -29,6 +29,7 @@ transaction nests. They do it here, the way `storage.sqlite` does it for SQLite:
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
 
 #: What a connection from the pool is: psycopg's async connection, rows as tuples.
 Connection = psycopg.AsyncConnection[tuple[Any, ...]]
+#: The blocking connection of `PgDatabase.connect_sync`.
+SyncConnection = psycopg.Connection[tuple[Any, ...]]
 
 #: The `redstring.tenant` value of a call that is cross-tenant by contract.
 ALL_TENANTS = "*"
@@ -72,32 +75,32 @@ def is_postgres_url(text: str) -> bool:
 
 
 class PgDatabase:
-    """A pool of connections to one database (and one schema in it) plus the transaction rule."""
+    """A pool of connections to one database (and one schema in it) plus the transaction rule.
 
-    def __init__(self, pool: AsyncConnectionPool[Connection], schema: str | None) -> None:
-        """Use `PgDatabase.open`; this wraps a pool that is already open."""
-        self._pool = pool
+    The pool belongs to the event loop that first used it. A caller that runs one
+    `asyncio.run` after another (the CLI does, one per step) gets a fresh pool in each
+    loop: a pool's connections wait on its own loop, and that loop is gone. The
+    abandoned pool's sockets close when it is collected.
+    """
+
+    def __init__(self, url: str, *, schema: str | None = None, max_size: int = 8) -> None:
+        """Nothing connects yet: the first transaction opens the pool, in its loop."""
+        self.url = url
         self.schema = schema
+        self._max_size = max_size
+        self._kwargs: dict[str, Any] = {"autocommit": True}
+        if schema is not None:
+            # pgvector's type lives in `public`, where `CREATE EXTENSION` put it.
+            self._kwargs["options"] = f"-c search_path={schema},public"
+        self._pool: AsyncConnectionPool[Connection] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @classmethod
     async def open(cls, url: str, *, schema: str | None = None, max_size: int = 8) -> PgDatabase:
-        """Connect to `url`; with `schema`, every table lives in that schema (made if missing).
-
-        `WorkspaceError` when no server answers within `CONNECT_TIMEOUT_S`.
-        """
-        kwargs: dict[str, Any] = {"autocommit": True}
-        if schema is not None:
-            # pgvector's type lives in `public`, where `CREATE EXTENSION` put it.
-            kwargs["options"] = f"-c search_path={schema},public"
-        pool: AsyncConnectionPool[Connection] = AsyncConnectionPool(
-            url, min_size=1, max_size=max_size, kwargs=kwargs, open=False
-        )
-        try:
-            await pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
-        except Exception as exc:
-            await pool.close()
-            raise WorkspaceError(f"cannot connect to PostgreSQL at {_redact(url)}: {exc}") from exc
-        db = cls(pool, schema)
+        """Connect to `url` now; with `schema`, every table lives in that schema (made if
+        missing). `WorkspaceError` when no server answers within `CONNECT_TIMEOUT_S`."""
+        db = cls(url, schema=schema, max_size=max_size)
+        await db._current_pool()
         if schema is not None:
             async with db.ddl() as conn:
                 await conn.execute(
@@ -105,8 +108,37 @@ class PgDatabase:
                 )
         return db
 
+    def connect_sync(self) -> SyncConnection:
+        """A plain blocking connection (autocommit) for the few synchronous callers: a
+        workspace's settings and its schema check on open."""
+        try:
+            return psycopg.connect(self.url, connect_timeout=int(CONNECT_TIMEOUT_S), **self._kwargs)
+        except psycopg.Error as exc:
+            raise WorkspaceError(
+                f"cannot connect to PostgreSQL at {_redact(self.url)}: {exc}"
+            ) from exc
+
+    async def _current_pool(self) -> AsyncConnectionPool[Connection]:
+        loop = asyncio.get_running_loop()
+        if self._pool is None or self._loop is not loop:
+            pool: AsyncConnectionPool[Connection] = AsyncConnectionPool(
+                self.url, min_size=1, max_size=self._max_size, kwargs=self._kwargs, open=False
+            )
+            try:
+                await pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
+            except Exception as exc:
+                await pool.close()
+                raise WorkspaceError(
+                    f"cannot connect to PostgreSQL at {_redact(self.url)}: {exc}"
+                ) from exc
+            self._pool, self._loop = pool, loop
+        return self._pool
+
     async def close(self) -> None:
-        await self._pool.close()
+        """Close the pool, when it belongs to the running loop (otherwise it is abandoned)."""
+        pool, self._pool = self._pool, None
+        if pool is not None and self._loop is asyncio.get_running_loop():
+            await pool.close()
 
     @asynccontextmanager
     async def transaction(self, tenant: TenantId | str) -> AsyncIterator[Connection]:
@@ -132,7 +164,8 @@ class PgDatabase:
                         if conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS:
                             await _declare(conn, outer)
             return
-        async with self._pool.connection() as conn, conn.transaction():
+        pool = await self._current_pool()
+        async with pool.connection() as conn, conn.transaction():
             await _declare(conn, wanted)
             token = _bound.set((self, conn, [wanted]))
             try:
@@ -152,30 +185,64 @@ async def _declare(conn: Connection, tenant: str) -> None:
     await conn.execute("SELECT set_config('redstring.tenant', %s, true)", (tenant,))
 
 
-async def create_tables(db: PgDatabase, statements: Sequence[str], walled: Sequence[str]) -> None:
-    """Run `statements` (idempotent DDL) and put the tenant wall on each table in `walled`.
+def ddl_statements(statements: Sequence[str], walled: Sequence[str]) -> list[sql.Composed]:
+    """`statements` (idempotent DDL), then the tenant wall on each table in `walled`.
 
     Every walled table has a `tenant_id uuid` column. The policy reads the setting
     with `missing_ok`, so a session that never declared a tenant sees no row rather
     than an error.
     """
+    out = [sql.Composed([sql.SQL(statement)]) for statement in statements]
+    check = sql.SQL(
+        "(coalesce(current_setting('redstring.tenant', true), '') IN ('*', tenant_id::text))"
+    )
+    for table in walled:
+        name = sql.Identifier(table)
+        out += [
+            sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(name),
+            sql.SQL("ALTER TABLE {} FORCE ROW LEVEL SECURITY").format(name),
+            sql.SQL("DROP POLICY IF EXISTS tenant_wall ON {}").format(name),
+            sql.SQL("CREATE POLICY tenant_wall ON {} USING {} WITH CHECK {}").format(
+                name, check, check
+            ),
+        ]
+    return out
+
+
+#: True when every table named in the array exists and carries its tenant wall: the
+#: last thing `ddl_statements` makes, so the schema is complete.
+_WALLED_ALREADY = """SELECT coalesce(bool_and(EXISTS (
+    SELECT 1 FROM pg_policy WHERE polrelid = to_regclass(t) AND polname = 'tenant_wall'
+)), false) FROM unnest(%s::text[]) AS t"""
+
+
+async def create_tables(db: PgDatabase, statements: Sequence[str], walled: Sequence[str]) -> None:
+    """Run `ddl_statements(statements, walled)` in one serialised DDL transaction, unless
+    the walled tables are complete already. Why skip rather than rerun the idempotent
+    DDL: `ALTER TABLE` and `CREATE POLICY` take an exclusive lock, and a process
+    opening the database while another appends would deadlock with the appender's
+    lock upgrade (read the stream head, then insert)."""
     async with db.ddl() as conn:
-        for statement in statements:
+        if walled:
+            done = await (await conn.execute(_WALLED_ALREADY, (list(walled),))).fetchone()
+            if done is not None and done[0]:
+                return
+        for statement in ddl_statements(statements, walled):
             await conn.execute(statement)
-        for table in walled:
-            name = sql.Identifier(table)
-            await conn.execute(sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(name))
-            await conn.execute(sql.SQL("ALTER TABLE {} FORCE ROW LEVEL SECURITY").format(name))
-            await conn.execute(sql.SQL("DROP POLICY IF EXISTS tenant_wall ON {}").format(name))
-            await conn.execute(
-                sql.SQL(
-                    "CREATE POLICY tenant_wall ON {} "
-                    "USING (coalesce(current_setting('redstring.tenant', true), '') "
-                    "IN ('*', tenant_id::text)) "
-                    "WITH CHECK (coalesce(current_setting('redstring.tenant', true), '') "
-                    "IN ('*', tenant_id::text))"
-                ).format(name)
-            )
+
+
+def create_tables_sync(
+    conn: SyncConnection, statements: Sequence[str], walled: Sequence[str]
+) -> None:
+    """`create_tables` on a blocking connection (a workspace opening), same lock and skip."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        if walled:
+            done = conn.execute(_WALLED_ALREADY, (list(walled),)).fetchone()
+            if done is not None and done[0]:
+                return
+        for statement in ddl_statements(statements, walled):
+            conn.execute(statement)
 
 
 def _redact(url: str) -> str:

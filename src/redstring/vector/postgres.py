@@ -35,14 +35,14 @@ from uuid import UUID
 from redstring.domain.exceptions import DimensionMismatchError, InvalidInputError
 from redstring.domain.ids import EntityId
 from redstring.domain.vector import VectorMatch, score_from_cosine
-from redstring.storage.postgres import create_tables
+from redstring.storage.postgres import create_tables, create_tables_sync
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from redstring.domain.ids import TenantId
     from redstring.domain.vector import VectorRecord
-    from redstring.storage.postgres import Connection, PgDatabase
+    from redstring.storage.postgres import Connection, PgDatabase, SyncConnection
 
 #: HNSW build parameters (pgvector's defaults, stated): links per node and build beam.
 HNSW_M = 16
@@ -58,6 +58,44 @@ _FORCE_INDEX = "".join(
     f", set_config('{setting}', 'off', true)"
     for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort")
 )
+
+
+_META = "CREATE TABLE IF NOT EXISTS vec_meta (key text PRIMARY KEY, value text NOT NULL)"
+_READ_DIMENSION = "SELECT value FROM vec_meta WHERE key = 'dimension'"
+_WRITE_DIMENSION = "INSERT INTO vec_meta (key, value) VALUES ('dimension', %s)"
+
+#: The tables `schema` makes that carry the tenant wall (`storage.postgres`).
+WALLED = ("vec_entities",)
+
+
+def schema(dimension: int) -> tuple[str, ...]:
+    """The vector table of width `dimension` and its HNSW index (inner product)."""
+    return (
+        f"""CREATE TABLE IF NOT EXISTS vec_entities (
+            tenant_id uuid NOT NULL,
+            entity_id uuid NOT NULL,
+            entity_type text NOT NULL,
+            embedding vector({int(dimension)}) NOT NULL,
+            PRIMARY KEY (tenant_id, entity_id)
+        )""",
+        f"""CREATE INDEX IF NOT EXISTS vec_entities_hnsw ON vec_entities
+            USING hnsw (embedding vector_ip_ops)
+            WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})""",
+    )
+
+
+def _check_dimension(dimension: int) -> None:
+    if dimension < 1:
+        raise InvalidInputError(f"dimension must be positive, got {dimension}")
+
+
+def _needs_dimension(row: tuple[object, ...] | None, dimension: int) -> bool:
+    """True when no width is recorded yet; `DimensionMismatchError` when another is."""
+    if row is not None and int(str(row[0])) != dimension:
+        raise DimensionMismatchError(
+            int(str(row[0])), dimension, "the vector store opened on this database"
+        )
+    return row is None
 
 
 class _Row(NamedTuple):
@@ -76,8 +114,7 @@ class PostgresVectorStore:
         tenant is searched through the HNSW index: how the tests prove the index
         path keeps the contract (filters before k, ties) and not only the exact one.
         """
-        if dimension < 1:
-            raise InvalidInputError(f"dimension must be positive, got {dimension}")
+        _check_dimension(dimension)
         self._db = db
         self._dimension = dimension
         self._force_index = force_index
@@ -86,40 +123,27 @@ class PostgresVectorStore:
     async def create(
         cls, db: PgDatabase, dimension: int, *, force_index: bool = False
     ) -> PostgresVectorStore:
-        if dimension < 1:
-            raise InvalidInputError(f"dimension must be positive, got {dimension}")
+        """Make the tables (or check them): `DimensionMismatchError` when the database
+        holds vectors of another width."""
+        _check_dimension(dimension)
         async with db.ddl() as conn:
-            await conn.execute(
-                "CREATE TABLE IF NOT EXISTS vec_meta (key text PRIMARY KEY, value text NOT NULL)"
-            )
-            row = await (
-                await conn.execute("SELECT value FROM vec_meta WHERE key = 'dimension'")
-            ).fetchone()
-            if row is not None and int(row[0]) != dimension:
-                raise DimensionMismatchError(
-                    int(row[0]), dimension, "the vector store opened on this database"
-                )
-            if row is None:
-                await conn.execute(
-                    "INSERT INTO vec_meta (key, value) VALUES ('dimension', %s)", (str(dimension),)
-                )
-        await create_tables(
-            db,
-            (
-                f"""CREATE TABLE IF NOT EXISTS vec_entities (
-                    tenant_id uuid NOT NULL,
-                    entity_id uuid NOT NULL,
-                    entity_type text NOT NULL,
-                    embedding vector({int(dimension)}) NOT NULL,
-                    PRIMARY KEY (tenant_id, entity_id)
-                )""",
-                f"""CREATE INDEX IF NOT EXISTS vec_entities_hnsw ON vec_entities
-                    USING hnsw (embedding vector_ip_ops)
-                    WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})""",
-            ),
-            ["vec_entities"],
-        )
+            await conn.execute(_META)
+            row = await (await conn.execute(_READ_DIMENSION)).fetchone()
+            if _needs_dimension(row, dimension):
+                await conn.execute(_WRITE_DIMENSION, (str(dimension),))
+        await create_tables(db, schema(dimension), WALLED)
         return cls(db, dimension, force_index=force_index)
+
+    @staticmethod
+    def create_sync(conn: SyncConnection, dimension: int) -> None:
+        """`create`'s schema work on a blocking connection (a workspace opening)."""
+        _check_dimension(dimension)
+        with conn.transaction():
+            conn.execute(_META)
+            row = conn.execute(_READ_DIMENSION).fetchone()
+            if _needs_dimension(row, dimension):
+                conn.execute(_WRITE_DIMENSION, (str(dimension),))
+        create_tables_sync(conn, schema(dimension), WALLED)
 
     @property
     def dimension(self) -> int:

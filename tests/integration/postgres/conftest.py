@@ -68,3 +68,24 @@ async def pg_db(pg_url: str) -> AsyncIterator[PgDatabase]:
     db = await open_schema(pg_url)
     yield db
     await drop_schema(db)
+
+
+@pytest.fixture
+async def pg_database(pg_url: str) -> AsyncIterator[str]:
+    """The URL of a new, empty database (a workspace owns a whole database, as a
+    SQLite workspace owns its file); dropped afterwards."""
+    import psycopg
+    from psycopg import sql
+
+    name = f"t_{uuid4().hex}"
+    try:
+        admin = await psycopg.AsyncConnection.connect(pg_url, autocommit=True)
+    except psycopg.OperationalError as exc:
+        _unavailable(str(exc))
+        raise
+    async with admin:
+        await admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        yield pg_url.rsplit("/", 1)[0] + "/" + name
+        await admin.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
