@@ -189,7 +189,7 @@ class PostgresChunkStore:
             "sources": None if source_ids is None else list(source_ids),
             "k": k,
         }
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             rows = await (await conn.execute(_SEARCH, params)).fetchall()
         return [ChunkMatch(chunk=_record(row), score=float(row[7])) for row in rows]
 
@@ -197,7 +197,7 @@ class PostgresChunkStore:
         wanted = list(dict.fromkeys(chunk_ids))
         if not wanted:
             return []
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             rows = await (
                 await conn.execute(
                     f"SELECT {_COLUMNS} FROM chunk_rows AS r "
@@ -231,7 +231,7 @@ class PostgresChunkStore:
             )
 
     async def count(self, tenant_id: TenantId) -> int:
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             row = await (
                 await conn.execute(
                     "SELECT count(*) FROM chunk_rows WHERE tenant_id = %s", (tenant_id,)

@@ -137,7 +137,7 @@ class PostgresEventLog:
 
     async def stream_version(self, stream_id: str, tenant_id: TenantId) -> int:
         """0 for an unknown stream, and for another tenant's (its existence is not told)."""
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             row = await (
                 await conn.execute(
                     "SELECT max(version) FROM event_log WHERE stream_id = %s AND tenant_id = %s",
@@ -147,7 +147,7 @@ class PostgresEventLog:
         return 0 if row is None or row[0] is None else int(row[0])
 
     async def read_stream(self, stream_id: str, tenant_id: TenantId) -> list[RecordedEvent]:
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             rows = await (
                 await conn.execute(
                     f"SELECT {_COLUMNS} FROM event_log WHERE stream_id = %s AND tenant_id = %s "
@@ -158,7 +158,7 @@ class PostgresEventLog:
         return [_recorded(row) for row in rows]
 
     async def read_type(self, event_type: str, tenant_id: TenantId) -> list[RecordedEvent]:
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             rows = await (
                 await conn.execute(
                     f"SELECT {_COLUMNS} FROM event_log WHERE tenant_id = %s AND event_type = %s "
@@ -170,7 +170,7 @@ class PostgresEventLog:
 
     async def read_all(self, *, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
         check_read_all(after, limit)
-        async with self._db.transaction(ALL_TENANTS) as conn:
+        async with self._db.read(ALL_TENANTS) as conn:
             rows = await (
                 await conn.execute(
                     f"SELECT {_COLUMNS} FROM event_log WHERE position > %s "
@@ -181,7 +181,7 @@ class PostgresEventLog:
         return [_recorded(row) for row in rows]
 
     async def last_position(self) -> int:
-        async with self._db.transaction(ALL_TENANTS) as conn:
+        async with self._db.read(ALL_TENANTS) as conn:
             row = await (await conn.execute("SELECT max(position) FROM event_log")).fetchone()
         return 0 if row is None or row[0] is None else int(row[0])
 

@@ -153,7 +153,7 @@ class PostgresGraphStore:
                 )
 
     async def get_entity(self, entity_id: EntityId, tenant_id: TenantId) -> Entity | None:
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             row = await _one(
                 conn,
                 """SELECT body FROM graph_entities WHERE tenant_id = %s AND id = coalesce(
@@ -168,7 +168,7 @@ class PostgresGraphStore:
     ) -> list[Entity]:
         if not entity_ids:
             return []
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             rows = await _all(
                 conn,
                 """SELECT e.body FROM graph_entities AS e
@@ -188,7 +188,7 @@ class PostgresGraphStore:
         result: dict[str, list[Entity]] = {key: [] for key in keys}
         if not result:
             return result
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             rows = await _all(
                 conn,
                 """SELECT k.key, e.body
@@ -209,7 +209,7 @@ class PostgresGraphStore:
             return []
         unique = list(dict.fromkeys(keys))
         select = "SELECT entity_id::text, entity_type, names FROM graph_lexicon_blocks"
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             sizes = await _block_sizes(conn, tenant_id, unique, limit + 1)
             if sizes and all(size > limit for size in sizes.values()):
                 # Every block overflows: only now is the rarest one worth counting whole.
@@ -236,7 +236,7 @@ class PostgresGraphStore:
     async def list_entities(
         self, tenant_id: TenantId, *, entity_types: Sequence[str] | None = None
     ) -> list[Entity]:
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             if entity_types is None:
                 rows = await _all(
                     conn,
@@ -256,7 +256,7 @@ class PostgresGraphStore:
         return [Entity.model_validate_json(body) for (body,) in rows]
 
     async def count_entities(self, tenant_id: TenantId) -> int:
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             row = await _one(
                 conn, "SELECT count(*) FROM graph_entities WHERE tenant_id = %s", (tenant_id,)
             )
@@ -325,7 +325,7 @@ class PostgresGraphStore:
             )
 
     async def relationships(self, entity_id: EntityId, tenant_id: TenantId) -> list[Relationship]:
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             canonical = await _resolved(conn, entity_id, tenant_id)
             rows = await _all(
                 conn,
@@ -336,7 +336,7 @@ class PostgresGraphStore:
         return [Relationship.model_validate_json(body) for (body,) in rows]
 
     async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             rows = await _all(
                 conn,
                 "SELECT body FROM graph_relationships WHERE tenant_id = %s ORDER BY id",
@@ -346,7 +346,7 @@ class PostgresGraphStore:
 
     async def neighbours(self, entity_id: EntityId, tenant_id: TenantId) -> list[Entity]:
         # One transaction: the relationships and the entities they reach are one snapshot.
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             canonical = await _resolved(conn, entity_id, tenant_id)
             rows = await _all(
                 conn,
@@ -423,7 +423,7 @@ class PostgresGraphStore:
             )
 
     async def resolve(self, entity_id: EntityId, tenant_id: TenantId) -> EntityId:
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             return await _resolved(conn, entity_id, tenant_id)
 
     async def delete_by_tenant(self, tenant_id: TenantId) -> None:

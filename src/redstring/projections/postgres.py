@@ -57,7 +57,7 @@ class PostgresCheckpointStore:
 
     async def position(self, name: str) -> int:
         # A checkpoint covers every tenant's events: it is cross-tenant by contract.
-        async with self._db.transaction(ALL_TENANTS) as conn:
+        async with self._db.read(ALL_TENANTS) as conn:
             row = await (
                 await conn.execute(
                     "SELECT position FROM projection_checkpoints WHERE name = %s", (name,)

@@ -16,7 +16,8 @@ transaction nests. They do it here, the way `storage.sqlite` does it for SQLite:
 - Tenant isolation twice over. Every query names its tenant in its `WHERE`; and
   every table carries a row-level-security policy (`tenant_wall`) that shows and
   accepts only the rows of the tenant the transaction declared with
-  `SET LOCAL redstring.tenant` (`set_config(..., true)`). A query that forgets its
+  `SET LOCAL redstring.tenant` (`set_config(..., true)`; `read` declares it for the
+  connection's session instead). A query that forgets its
   tenant filter therefore still sees one tenant, and a connection that declared
   none sees nothing. The policy is `FORCE`d, so it binds the tables' owner too; it
   does not bind a superuser or a `BYPASSRLS` role, so run redstring as neither.
@@ -30,6 +31,7 @@ transaction nests. They do it here, the way `storage.sqlite` does it for SQLite:
 from __future__ import annotations
 
 import asyncio
+import weakref
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -94,6 +96,8 @@ class PgDatabase:
             self._kwargs["options"] = f"-c search_path={schema},public"
         self._pool: AsyncConnectionPool[Connection] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: The tenant each pooled connection declared for its session (`read`).
+        self._declared: weakref.WeakKeyDictionary[Connection, str] = weakref.WeakKeyDictionary()
 
     @classmethod
     async def open(cls, url: str, *, schema: str | None = None, max_size: int = 8) -> PgDatabase:
@@ -172,6 +176,26 @@ class PgDatabase:
                 yield conn
             finally:
                 _bound.reset(token)
+
+    @asynccontextmanager
+    async def read(self, tenant: TenantId | str) -> AsyncIterator[Connection]:
+        """A connection for reads that need no transaction of their own: each statement
+        commits alone, and the tenant is declared for the connection's session, once,
+        only when it changes. A read costs one round trip where `transaction` costs four
+        (BEGIN, declare, query, COMMIT); the retriever resolves aliases one hit at a
+        time, so this is most of a query's cost. Inside a transaction it joins it."""
+        wanted = str(tenant)
+        bound = _bound.get()
+        if bound is not None and bound[0] is self:
+            async with self.transaction(tenant) as conn:
+                yield conn
+            return
+        pool = await self._current_pool()
+        async with pool.connection() as conn:
+            if self._declared.get(conn) != wanted:
+                await conn.execute("SELECT set_config('redstring.tenant', %s, false)", (wanted,))
+                self._declared[conn] = wanted
+            yield conn
 
     @asynccontextmanager
     async def ddl(self) -> AsyncIterator[Connection]:

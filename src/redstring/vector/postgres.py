@@ -256,7 +256,7 @@ class PostgresVectorStore:
             )
 
     async def count(self, tenant_id: TenantId) -> int:
-        async with self._db.transaction(tenant_id) as conn:
+        async with self._db.read(tenant_id) as conn:
             row = await (
                 await conn.execute(
                     "SELECT count(*) FROM vec_entities WHERE tenant_id = %s", (tenant_id,)

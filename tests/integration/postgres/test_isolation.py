@@ -71,13 +71,17 @@ async def test_a_query_that_forgets_its_tenant_filter_sees_only_its_tenant(
 ) -> None:
     """Catches a table without the wall, or a wall its owner bypasses (no FORCE): the
     unfiltered count inside one tenant's transaction is that tenant's alone."""
-    first, _ = await _two_tenants(pg_db)
+    first, second = await _two_tenants(pg_db)
     async with pg_db.transaction(ALL_TENANTS) as conn:
         everything = await _counts(conn)
     async with pg_db.transaction(first) as conn:
         mine = await _counts(conn)
     assert all(count > 0 for count in mine.values()), mine
     assert {table: 2 * count for table, count in mine.items()} == everything
+    # Reads declare the tenant for the session instead: the same wall.
+    for tenant in (second, first):
+        async with pg_db.read(tenant) as conn:
+            assert await _counts(conn) == mine
 
 
 async def test_a_session_that_declared_no_tenant_sees_nothing(
