@@ -233,10 +233,13 @@ def ddl_statements(statements: Sequence[str], walled: Sequence[str]) -> list[sql
     return out
 
 
-#: True when every table named in the array exists and carries its tenant wall: the
-#: last thing `ddl_statements` makes, so the schema is complete.
+#: True when every table named in the array exists *in the schema tables are created
+#: in* (`current_schema()`, not wherever the search path finds one) and carries its
+#: tenant wall: the last thing `ddl_statements` makes, so the schema is complete.
 _WALLED_ALREADY = """SELECT coalesce(bool_and(EXISTS (
-    SELECT 1 FROM pg_policy WHERE polrelid = to_regclass(t) AND polname = 'tenant_wall'
+    SELECT 1 FROM pg_policy
+    WHERE polrelid = to_regclass(quote_ident(current_schema()) || '.' || quote_ident(t))
+      AND polname = 'tenant_wall'
 )), false) FROM unnest(%s::text[]) AS t"""
 
 
