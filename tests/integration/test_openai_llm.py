@@ -89,6 +89,44 @@ async def test_json_object_mode_puts_schema_in_prompt(server: ChatServer) -> Non
     assert "JSON" in sent["messages"][0]["content"]
 
 
+async def test_json_object_schema_mode_sends_the_schema_beside_json_object(
+    server: ChatServer,
+) -> None:
+    """Catches: llama-cpp-python's grammar form not sent (its server refuses json_schema)."""
+    server.script(completion(GOOD))
+    async with provider_for(server, response_format="json_object_schema") as llm:
+        await llm.extract("text", Person)
+    sent = server.requests[0]
+    assert sent["response_format"] == {"type": "json_object", "schema": Person.model_json_schema()}
+
+
+async def test_prompt_mode_sends_no_response_format_and_the_schema_in_the_prompt(
+    server: ChatServer,
+) -> None:
+    server.script(completion(GOOD))
+    async with provider_for(server, response_format="prompt") as llm:
+        assert await llm.extract("text", Person) == Person(name="Ada Lovelace", age=36)
+    sent = server.requests[0]
+    assert "response_format" not in sent
+    assert '"age"' in sent["messages"][0]["content"]
+
+
+def test_an_unknown_response_format_is_refused() -> None:
+    with pytest.raises(InvalidInputError, match="json_object_schema"):
+        OpenAICompatibleProvider(model="m", response_format="grammar", env={})  # type: ignore[arg-type]
+
+
+async def test_an_answer_cut_off_at_max_tokens_says_so(server: ChatServer) -> None:
+    cut = completion('{"name": "Ada", "age": 3')
+    body = cut.body
+    assert isinstance(body, dict)
+    body["choices"][0]["finish_reason"] = "length"
+    server.script(cut)
+    async with provider_for(server) as llm:
+        with pytest.raises(MalformedOutputError, match="cut off at max_tokens"):
+            await llm.extract("text", Person)
+
+
 async def test_invalid_json_is_malformed(server: ChatServer) -> None:
     """Catches: a JSON parse error leaking as ValueError instead of the port's typed error."""
     server.script(completion('{"name": "Ada", '))

@@ -4,7 +4,12 @@ Works against OpenAI itself, vLLM, llama.cpp's server and Ollama through the
 official `openai` SDK pointed at a `base_url`. Each call sends the pydantic
 schema as a JSON-schema `response_format`, so servers with guided decoding
 return schema-shaped JSON; servers that only know `{"type": "json_object"}`
-get that instead, with the schema spelled out in the system prompt.
+get that instead, with the schema spelled out in the system prompt; and
+`json_object_schema` sends `{"type": "json_object", "schema": ...}`, the form
+llama-cpp-python's server compiles into a grammar; `prompt` sends no
+`response_format` at all (the schema in the prompt, the answer validated and
+repaired): grammar sampling over a large vocabulary can be far slower than the
+model itself (Gemma 3 270M on llama-cpp-python: bench/README.md).
 
 Configuration: an argument wins; otherwise the environment variable; otherwise
 the default.
@@ -17,7 +22,7 @@ the default.
 | `timeout`          | `REDSTRING_LLM_TIMEOUT`        | `60` seconds per attempt      |
 | `max_retries`      | `REDSTRING_LLM_MAX_RETRIES`    | `3` retries after the first   |
 | `concurrency`      | `REDSTRING_LLM_CONCURRENCY`    | `4` requests in flight        |
-| `response_format`  | `REDSTRING_LLM_RESPONSE_FORMAT`| `json_schema` (or `json_object`) |
+| `response_format`  | `REDSTRING_LLM_RESPONSE_FORMAT`| `json_schema` (`json_object`, `json_object_schema`) |
 | `repair_attempts`  | `REDSTRING_LLM_REPAIR_ATTEMPTS`| `1` re-ask after an unusable answer |
 | `max_tokens`       | `REDSTRING_LLM_MAX_TOKENS`     | none (the server's limit)     |
 
@@ -66,7 +71,13 @@ if TYPE_CHECKING:
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
-ResponseFormat = Literal["json_schema", "json_object"]
+ResponseFormat = Literal["json_schema", "json_object", "json_object_schema", "prompt"]
+RESPONSE_FORMATS: tuple[ResponseFormat, ...] = (
+    "json_schema",
+    "json_object",
+    "json_object_schema",
+    "prompt",
+)
 
 ENV_BASE_URL = "REDSTRING_LLM_BASE_URL"
 ENV_API_KEY = "REDSTRING_LLM_API_KEY"
@@ -174,9 +185,9 @@ class OpenAICompatibleProvider:
             DEFAULT_CONCURRENCY if resolved_concurrency is None else resolved_concurrency
         )
         fmt = _env_or(response_format, environ, ENV_RESPONSE_FORMAT, str) or "json_schema"
-        if fmt not in ("json_schema", "json_object"):
+        if fmt not in RESPONSE_FORMATS:
             raise InvalidInputError(
-                f"response format {fmt!r} is not one of 'json_schema', 'json_object'"
+                f"response format {fmt!r} is not one of {', '.join(map(repr, RESPONSE_FORMATS))}"
             )
         self._response_format: ResponseFormat = cast("ResponseFormat", fmt)
         if self._timeout <= 0:
@@ -298,7 +309,7 @@ class OpenAICompatibleProvider:
         self, text: str, schema: type[BaseModel], instructions: str | None
     ) -> list[dict[str, str]]:
         system = instructions or DEFAULT_INSTRUCTIONS
-        if self._response_format == "json_object":
+        if self._response_format in ("json_object", "prompt"):
             # json_object mode constrains to *some* JSON; the schema has to travel in
             # the prompt (and OpenAI requires the word "JSON" in the messages).
             system = (
@@ -310,6 +321,10 @@ class OpenAICompatibleProvider:
     def _response_format_param(self, schema: type[BaseModel]) -> dict[str, Any]:
         if self._response_format == "json_object":
             return {"type": "json_object"}
+        if self._response_format == "json_object_schema":
+            # llama-cpp-python's server: no `json_schema` type (it answers 500), but a
+            # `schema` beside `json_object` becomes a grammar the sampler cannot leave.
+            return {"type": "json_object", "schema": json_schema_for(schema)}
         # strict=False: OpenAI's strict mode forbids open maps and optional keys,
         # which real extraction schemas need; guided-decoding servers (vLLM,
         # llama.cpp) enforce the schema either way.
@@ -326,11 +341,9 @@ class OpenAICompatibleProvider:
         self, messages: list[dict[str, str]], schema: type[BaseModel]
     ) -> ChatCompletion:
         client, semaphore = self._loop_state()
-        options: dict[str, Any] = {
-            "model": self._model,
-            "messages": messages,
-            "response_format": self._response_format_param(schema),
-        }
+        options: dict[str, Any] = {"model": self._model, "messages": messages}
+        if self._response_format != "prompt":
+            options["response_format"] = self._response_format_param(schema)
         if self._temperature is not None:
             options["temperature"] = self._temperature
         if self._max_tokens is not None:
@@ -383,7 +396,14 @@ def _validated(completion: ChatCompletion, schema: type[SchemaT]) -> SchemaT:
     refusal = getattr(message, "refusal", None)
     if refusal:
         raise RefusalError(f"the model declined: {refusal}")
-    return validate_text(message.content, schema)
+    try:
+        return validate_text(message.content, schema)
+    except MalformedOutputError as exc:
+        if completion.choices[0].finish_reason == "length":
+            # A small model looping in its list runs into max_tokens: say so, or the
+            # error reads as a syntax slip.
+            raise MalformedOutputError(f"the answer was cut off at max_tokens; {exc}") from exc
+        raise
 
 
 def _short(message: str) -> str:
