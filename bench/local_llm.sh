@@ -53,8 +53,8 @@ serve() {
     fi
     local model
     model="$(find_gguf)"
-    nohup "$VENV/bin/python" -m llama_cpp.server --model "$model" --model_alias gemma3-270m \
-        --host 127.0.0.1 --port "$PORT" --n_ctx "$CTX" --n_threads 2 >"$LOG" 2>&1 &
+    nohup "$VENV/bin/python" -m llama_cpp.server --model "$model" --model_alias gemma3-270m --chat_format gemma \
+        --host 127.0.0.1 --port "$PORT" --n_ctx "$CTX" --n_threads "${THREADS:-1}" >"$LOG" 2>&1 &
     echo $! >"$PIDFILE"
     for _ in $(seq 1 120); do
         if curl -sf "http://127.0.0.1:$PORT/v1/models" >/dev/null; then
@@ -87,6 +87,8 @@ bench() {
     export REDSTRING_LLM_MAX_RETRIES="${REDSTRING_LLM_MAX_RETRIES:-0}"
     export REDSTRING_LLM_MAX_TOKENS="${REDSTRING_LLM_MAX_TOKENS:-256}"
     export REDSTRING_LLM_RESPONSE_FORMAT="${REDSTRING_LLM_RESPONSE_FORMAT:-prompt}"
+    # llama-cpp-python's gemma chat format drops system messages.
+    export REDSTRING_LLM_SYSTEM_ROLE="${REDSTRING_LLM_SYSTEM_ROLE:-user}"
     cd "$REPO"
     echo "== CoNLL04 test, --limit $LIMIT, against $REDSTRING_LLM_MODEL"
     uv run python bench/extraction_conll04.py --split test --limit "$LIMIT"

@@ -111,6 +111,21 @@ async def test_prompt_mode_sends_no_response_format_and_the_schema_in_the_prompt
     assert '"age"' in sent["messages"][0]["content"]
 
 
+async def test_system_role_user_puts_the_instructions_in_the_user_turn(
+    server: ChatServer,
+) -> None:
+    """Catches: instructions lost on a model whose chat format drops system messages."""
+    server.script(completion(GOOD))
+    async with provider_for(server, system_role="user") as llm:
+        await llm.extract("Ada died at 36.", Person, instructions="Find the person")
+    [turn] = server.requests[0]["messages"]
+    assert turn["role"] == "user"
+    assert turn["content"].startswith("Find the person")
+    assert turn["content"].endswith("Ada died at 36.")
+    with pytest.raises(InvalidInputError, match="system role"):
+        OpenAICompatibleProvider(model="m", env={"REDSTRING_LLM_SYSTEM_ROLE": "developer"})
+
+
 def test_an_unknown_response_format_is_refused() -> None:
     with pytest.raises(InvalidInputError, match="json_object_schema"):
         OpenAICompatibleProvider(model="m", response_format="grammar", env={})  # type: ignore[arg-type]

@@ -25,6 +25,7 @@ the default.
 | `response_format`  | `REDSTRING_LLM_RESPONSE_FORMAT`| `json_schema` (`json_object`, `json_object_schema`) |
 | `repair_attempts`  | `REDSTRING_LLM_REPAIR_ATTEMPTS`| `1` re-ask after an unusable answer |
 | `max_tokens`       | `REDSTRING_LLM_MAX_TOKENS`     | none (the server's limit)     |
+| `system_role`      | `REDSTRING_LLM_SYSTEM_ROLE`    | `system` (or `user`: instructions open the user turn) |
 
 Retries are redstring's, not the SDK's (the SDK's are switched off), so there
 is one bounded policy: timeouts, connection failures, 408, 409, 429 and 5xx are
@@ -88,6 +89,7 @@ ENV_CONCURRENCY = "REDSTRING_LLM_CONCURRENCY"
 ENV_RESPONSE_FORMAT = "REDSTRING_LLM_RESPONSE_FORMAT"
 ENV_REPAIR_ATTEMPTS = "REDSTRING_LLM_REPAIR_ATTEMPTS"
 ENV_MAX_TOKENS = "REDSTRING_LLM_MAX_TOKENS"
+ENV_SYSTEM_ROLE = "REDSTRING_LLM_SYSTEM_ROLE"
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: The SDK refuses to start without a key; local servers ignore whatever is sent.
@@ -161,6 +163,7 @@ class OpenAICompatibleProvider:
         concurrency: int | None = None,
         response_format: ResponseFormat | None = None,
         repair_attempts: int | None = None,
+        system_role: Literal["system", "user"] | None = None,
         temperature: float | None = 0.0,
         max_tokens: int | None = None,
         backoff_base: float = 0.5,
@@ -207,6 +210,10 @@ class OpenAICompatibleProvider:
         resolved_max_tokens = _env_or(max_tokens, environ, ENV_MAX_TOKENS, int)
         if resolved_max_tokens is not None and resolved_max_tokens < 1:
             raise InvalidInputError(f"max_tokens must be >= 1, got {resolved_max_tokens}")
+        role = _env_or(system_role, environ, ENV_SYSTEM_ROLE, str) or "system"
+        if role not in ("system", "user"):
+            raise InvalidInputError(f"system role {role!r} is not one of 'system', 'user'")
+        self._system_role: str = role
         self._temperature = temperature
         self._max_tokens: int | None = resolved_max_tokens
         self._backoff_base = backoff_base
@@ -316,6 +323,10 @@ class OpenAICompatibleProvider:
                 f"{system}\n\nRespond with JSON only, matching this JSON schema:\n"
                 f"{json.dumps(json_schema_for(schema), separators=(',', ':'))}"
             )
+        if self._system_role == "user":
+            # Models without a system role (Gemma): llama-cpp-python's `gemma` chat
+            # format drops system messages, so the instructions lead the user turn.
+            return [{"role": "user", "content": f"{system}\n\nText:\n{text}"}]
         return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
     def _response_format_param(self, schema: type[BaseModel]) -> dict[str, Any]:
