@@ -8,8 +8,7 @@ get that instead, with the schema spelled out in the system prompt; and
 `json_object_schema` sends `{"type": "json_object", "schema": ...}`, the form
 llama-cpp-python's server compiles into a grammar; `prompt` sends no
 `response_format` at all (the schema in the prompt, the answer validated and
-repaired): grammar sampling over a large vocabulary can be far slower than the
-model itself (Gemma 3 270M on llama-cpp-python: bench/README.md).
+repaired), for servers with no structured output.
 
 Configuration: an argument wins; otherwise the environment variable; otherwise
 the default.
@@ -22,10 +21,10 @@ the default.
 | `timeout`          | `REDSTRING_LLM_TIMEOUT`        | `60` seconds per attempt      |
 | `max_retries`      | `REDSTRING_LLM_MAX_RETRIES`    | `3` retries after the first   |
 | `concurrency`      | `REDSTRING_LLM_CONCURRENCY`    | `4` requests in flight        |
-| `response_format`  | `REDSTRING_LLM_RESPONSE_FORMAT`| `json_schema` (`json_object`, `json_object_schema`) |
+| `response_format`  | `REDSTRING_LLM_RESPONSE_FORMAT`| `json_schema` (see above)     |
 | `repair_attempts`  | `REDSTRING_LLM_REPAIR_ATTEMPTS`| `1` re-ask after an unusable answer |
 | `max_tokens`       | `REDSTRING_LLM_MAX_TOKENS`     | none (the server's limit)     |
-| `system_role`      | `REDSTRING_LLM_SYSTEM_ROLE`    | `system` (or `user`: instructions open the user turn) |
+| `system_role`      | `REDSTRING_LLM_SYSTEM_ROLE`    | `system` (`user`: in the turn) |
 
 Retries are redstring's, not the SDK's (the SDK's are switched off), so there
 is one bounded policy: timeouts, connection failures, 408, 409, 429 and 5xx are
