@@ -43,6 +43,8 @@ from redstring.domain.exceptions import InvalidInputError, NotFoundError, Unread
 from redstring.domain.ids import EntityId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.retrieval import RetrievalMode
+from redstring.events.base import decode
+from redstring.events.merge import EntitiesMerged, MergeUndone
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -66,6 +68,7 @@ __all__ = [
     "ExportFormat",
     "GraphExport",
     "IngestRow",
+    "MergeView",
     "RecordMapping",
     "ask",
     "consolidate",
@@ -76,6 +79,7 @@ __all__ = [
     "ingest_files",
     "ingest_records",
     "ingest_texts",
+    "merges_of",
     "neighbours",
     "render_relationship",
     "replay",
@@ -455,6 +459,46 @@ async def show(workspace: Workspace, tenant_id: TenantId, reference: str) -> Ent
     ends = {r.source_id for r in relationships} | {r.target_id for r in relationships}
     names = {e.id: e.name for e in await workspace.graph.get_entities(list(ends), tenant_id)}
     return EntityView(found, relationships, names)
+
+
+@dataclass
+class MergeView:
+    """A live merge that made an entity: what it joined, under which names."""
+
+    merge_id: str
+    merged_ids: list[str]
+    merged_names: list[str]
+    reason: str
+
+
+async def merges_of(
+    workspace: Workspace, tenant_id: TenantId, entity_id: EntityId
+) -> list[MergeView]:
+    """The merges (not undone) whose canonical entity is `entity_id`, newest first: its
+    aliases, and the merge ids an undo takes. Read from the log, the one place that
+    keeps them."""
+    log = workspace.log
+    undone = set()
+    for recorded in await log.read_type(MergeUndone.event_type, tenant_id):
+        event = decode(recorded)
+        assert isinstance(event, MergeUndone)
+        undone.add(event.merge_id)
+    views = []
+    for recorded in await log.read_type(EntitiesMerged.event_type, tenant_id):
+        merged = decode(recorded)
+        assert isinstance(merged, EntitiesMerged)
+        if merged.canonical_id != entity_id or merged.merge_id in undone:
+            continue
+        before = {e.id: e.name for e in merged.entities_before}
+        views.append(
+            MergeView(
+                merge_id=str(merged.merge_id),
+                merged_ids=[str(i) for i in merged.merged_ids],
+                merged_names=[before.get(i, str(i)) for i in merged.merged_ids],
+                reason=merged.reason,
+            )
+        )
+    return views[::-1]
 
 
 async def neighbours(

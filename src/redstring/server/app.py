@@ -17,12 +17,15 @@
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
+from dataclasses import asdict
 from http import HTTPStatus
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, JsonValue
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -41,7 +44,6 @@ from redstring.domain.retrieval import RetrievalMode
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
-    from pathlib import Path
 
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -51,6 +53,8 @@ if TYPE_CHECKING:
 
 #: Largest request body accepted: a batch of documents, not a corpus dump.
 MAX_BODY_BYTES = 8 * 1024 * 1024
+#: The explorer page and its vendored scripts (`scripts/build_explorer.py`).
+STATIC = Path(__file__).parent / "static"
 #: Longest accepted free-text query.
 MAX_QUERY_CHARS = 1000
 PROBLEM = "application/problem+json"
@@ -247,6 +251,13 @@ def create_app(service: WorkspaceService, *, max_body_bytes: int = MAX_BODY_BYTE
             response.headers[name] = value
         return response
 
+    api.mount("/explorer/static", StaticFiles(directory=STATIC), name="explorer-static")
+
+    @api.get("/explorer", tags=["service"], include_in_schema=False)
+    async def explorer() -> FileResponse:
+        """The graph explorer page (it asks for an API key; the page itself is public)."""
+        return FileResponse(STATIC / "explorer.html")
+
     @api.get("/health", tags=["service"])
     async def health() -> dict[str, Any]:
         """The workspace answers a read; no key needed."""
@@ -283,7 +294,12 @@ def create_app(service: WorkspaceService, *, max_body_bytes: int = MAX_BODY_BYTE
 
         async def run(workspace: Workspace) -> dict[str, Any]:
             view = await use_cases.show(workspace, tenant_id, entity)
-            return {**view.as_json(), "names": {str(k): v for k, v in view.names.items()}}
+            merges = await use_cases.merges_of(workspace, tenant_id, view.entity.id)
+            return {
+                **view.as_json(),
+                "names": {str(k): v for k, v in view.names.items()},
+                "merges": [asdict(merge) for merge in merges],
+            }
 
         return await service.read(run)
 
