@@ -52,6 +52,7 @@ def agreeing_clusters(
     distinct_threshold: float = 0.05,
     overrides: Mapping[tuple[int, int], float] | None = None,
     initial: Iterable[Iterable[int]] = (),
+    strongest_links: int | None = None,
 ) -> list[list[int]]:
     """Clusters of the indices 0..n-1 (each sorted, the list sorted by first member).
 
@@ -64,6 +65,9 @@ def agreeing_clusters(
     an adjudicator's verdict holds in every check, not only on the pair itself.
     `initial` groups start as clusters (entities an earlier run merged): they are
     never split, and join others by the same rule as any cluster.
+    With `strongest_links` = K, a pair starts a join only when it is one of the K
+    strongest pairs of one of its two ends (`_strongest_links`); the verdict still
+    reads every cross pair.
     """
     fixed = dict(overrides or {})
     if len(pairs) != len(probabilities):
@@ -88,6 +92,9 @@ def agreeing_clusters(
     strong = probabilities >= merge_threshold
     edges = np.sort(pairs[strong], axis=1)
     edge_p = probabilities[strong]
+    if strongest_links is not None:
+        kept = _strongest_links(edges, edge_p, strongest_links)
+        edges, edge_p = edges[kept], edge_p[kept]
     order = np.lexsort((edges[:, 1], edges[:, 0], -edge_p))
     ends: list[tuple[int, int]] = [(int(i), int(j)) for i, j in edges[order].tolist()]
     # Each cluster's pending joins, earliest first. A join is decided once it is the
@@ -201,6 +208,32 @@ def agreeing_clusters(
             touched.append(keep)
         wave_edges = settle(ready({root[r] for r in touched}))
     return sorted((sorted(c) for c in members.values()), key=lambda c: c[0])
+
+
+def _strongest_links(
+    edges: npt.NDArray[np.int64], weights: npt.NDArray[np.float64], k: int
+) -> npt.NDArray[np.bool_]:
+    """Which edges are among the `k` heaviest of at least one of their two ends
+    (ties by edge order). A record's true duplicates are its strongest links; a
+    link far down its list (a relative at the same address, a namesake born the
+    same year) is one its own duplicates already outbid, and such links are the
+    ones through which two whole groups used to join."""
+    if k < 1:
+        raise ValueError("strongest_links must be at least 1")
+    count = len(edges)
+    if not count:
+        return np.zeros(0, dtype=bool)
+    node = np.concatenate([edges[:, 0], edges[:, 1]])
+    weight = np.concatenate([weights, weights])
+    edge = np.tile(np.arange(count), 2)
+    order = np.lexsort((edge, -weight, node))
+    ranked = node[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    sizes = np.diff(np.r_[starts, len(ranked)])
+    rank = np.arange(len(ranked)) - np.repeat(starts, sizes)
+    kept = np.zeros(count, dtype=bool)
+    kept[edge[order][rank < k]] = True
+    return kept
 
 
 class _KnownScores:

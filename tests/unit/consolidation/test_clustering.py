@@ -142,3 +142,50 @@ def test_overlapping_initial_groups_are_refused() -> None:
             _matrix_scorer(m),
             initial=[[0, 1], [1, 2]],
         )
+
+
+def _all_pairs(n: int) -> np.ndarray:
+    return np.asarray([(i, j) for i in range(n) for j in range(i + 1, n)], dtype=np.int64)
+
+
+def _household() -> np.ndarray:
+    """Two groups of five duplicates whose every cross pair is a 'likely' 0.7: a head
+    and a relative sharing name, address and town."""
+    m = np.full((10, 10), 0.7)
+    m[:5, :5] = m[5:, 5:] = 0.99
+    return m
+
+
+def test_a_link_every_record_s_own_duplicates_outbid_starts_no_join() -> None:
+    """Catches clustering that lets a weak-but-strong link join two whole groups: each
+    record's four strongest links are its own group's, so the 0.7 cross links start
+    nothing; with every link allowed to start a join, the two groups fuse."""
+    m = _household()
+    arr = _all_pairs(10)
+    probs = m[arr[:, 0], arr[:, 1]]
+    scorer = _matrix_scorer(m)
+    assert agreeing_clusters(10, arr, probs, scorer, strongest_links=4) == [
+        [0, 1, 2, 3, 4],
+        [5, 6, 7, 8, 9],
+    ]
+    assert agreeing_clusters(10, arr, probs, scorer) == [list(range(10))]
+
+
+def test_a_link_that_is_one_end_s_strongest_still_starts_a_join() -> None:
+    """Catches a filter that needs both ends to rank a link high: 7's only link is to
+    0, far down 0's list, and 7 still joins 0's group (every cross pair 0.6)."""
+    m = np.full((8, 8), 0.6)
+    m[:7, :7] = 0.99
+    arr = [*_all_pairs(7).tolist(), [0, 7]]
+    pairs = np.asarray(arr, dtype=np.int64)
+    probs = m[pairs[:, 0], pairs[:, 1]]
+    assert agreeing_clusters(8, pairs, probs, _matrix_scorer(m), strongest_links=2) == [
+        list(range(8))
+    ]
+
+
+def test_strongest_links_needs_at_least_one() -> None:
+    m = _household()
+    arr = _all_pairs(10)
+    with pytest.raises(ValueError, match="at least 1"):
+        agreeing_clusters(10, arr, m[arr[:, 0], arr[:, 1]], _matrix_scorer(m), strongest_links=0)
