@@ -263,7 +263,7 @@ def test_redstring_path_scores_records_through_ingest_consolidate_and_aliases(
     source = people_source(titled=False)
     source.append(person("Q9-0", "Q9", "", "", "1900-01-01", full_name=""))
     records = v.people_50k(source)
-    ingest, consolidate, engine = bench.run_redstring(records, tmp_path)
+    ingest, consolidate, again, engine = bench.run_redstring(records, tmp_path)
     assert ingest.notes == ["1 records without a name skipped by ingest"]
     assert consolidate.comparisons is not None
     assert consolidate.comparisons > 0
@@ -271,6 +271,9 @@ def test_redstring_path_scores_records_through_ingest_consolidate_and_aliases(
     assert (consolidate.precision, consolidate.recall) == (1.0, 1.0)
     assert (engine.precision, engine.recall) == (1.0, 1.0)
     assert engine.pc in (None, 1.0)
+    # Run again on the same workspace: nothing more to merge, the same scores.
+    assert again.notes == ["0 more merges"]
+    assert (again.precision, again.recall) == (1.0, 1.0)
 
 
 def _many_people(count: int, seed: int) -> list[dict[str, str]]:
