@@ -193,7 +193,7 @@ class Retriever:
         keys: dict[EntityId, tuple[int, int, int]] = {}
         scores: dict[EntityId, float] = {}
         raw_ids = list(dict.fromkeys(e for match in found for e in match.chunk.entity_ids))
-        canonical = {raw: await self._graph.resolve(raw, tenant_id) for raw in raw_ids}
+        canonical = await self._graph.resolve_many(raw_ids, tenant_id)
         entities = {
             e.id: e
             for e in await self._graph.get_entities(list(set(canonical.values())), tenant_id)
@@ -216,10 +216,11 @@ class Retriever:
     ) -> tuple[list[EntityId], dict[EntityId, float]]:
         [vector] = await self._embeddings.embed_query([query])
         found = await self._vectors.search(vector, tenant_id, k=k, entity_types=entity_types)
+        resolved = await self._graph.resolve_many([match.entity_id for match in found], tenant_id)
         ranking: list[EntityId] = []
         scores: dict[EntityId, float] = {}
         for match in found:
-            canonical = await self._graph.resolve(match.entity_id, tenant_id)
+            canonical = resolved[match.entity_id]
             ranking.append(canonical)
             scores[canonical] = max(scores.get(canonical, 0.0), match.score)
         return ranking, scores

@@ -199,6 +199,11 @@ class InMemoryGraphStore:
     async def resolve(self, entity_id: EntityId, tenant_id: TenantId) -> EntityId:
         return self._resolved(entity_id, tenant_id)
 
+    async def resolve_many(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> dict[EntityId, EntityId]:
+        return {entity_id: self._resolved(entity_id, tenant_id) for entity_id in entity_ids}
+
     async def delete_by_tenant(self, tenant_id: TenantId) -> None:
         _drop_tenant(self._entities, tenant_id)
         _drop_tenant(self._relationships, tenant_id)

@@ -426,6 +426,25 @@ class PostgresGraphStore:
         async with self._db.read(tenant_id) as conn:
             return await _resolved(conn, entity_id, tenant_id)
 
+    async def resolve_many(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> dict[EntityId, EntityId]:
+        if not entity_ids:
+            return {}
+        async with self._db.read(tenant_id) as conn:
+            stored: dict[UUID, UUID] = dict(
+                await _all(
+                    conn,
+                    """SELECT alias_id, canonical_id FROM graph_aliases
+                       WHERE tenant_id = %s AND alias_id = ANY(%s)""",
+                    (tenant_id, list(dict.fromkeys(entity_ids))),
+                )
+            )
+        return {
+            entity_id: EntityId(stored[entity_id]) if entity_id in stored else entity_id
+            for entity_id in entity_ids
+        }
+
     async def delete_by_tenant(self, tenant_id: TenantId) -> None:
         async with self._db.transaction(tenant_id) as conn:
             for table in WALLED:

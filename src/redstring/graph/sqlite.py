@@ -500,6 +500,17 @@ class SqliteGraphStore:
     async def resolve(self, entity_id: EntityId, tenant_id: TenantId) -> EntityId:
         return self._resolved(entity_id, tenant_id)
 
+    async def resolve_many(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> dict[EntityId, EntityId]:
+        stored = self._stored_targets(str(tenant_id), [str(entity_id) for entity_id in entity_ids])
+        return {
+            entity_id: EntityId(UUID(stored[str(entity_id)]))
+            if str(entity_id) in stored
+            else entity_id
+            for entity_id in entity_ids
+        }
+
     async def delete_by_tenant(self, tenant_id: TenantId) -> None:
         with transaction(self._conn) as conn:
             for table in (

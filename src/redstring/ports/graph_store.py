@@ -117,6 +117,15 @@ class GraphStore(Protocol):
         """The canonical id for `entity_id` (itself when it is no alias)."""
         ...
 
+    async def resolve_many(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> dict[EntityId, EntityId]:
+        """`resolve` for each of `entity_ids` at once: every asked id is a key, mapped
+        to its canonical id (itself when it is no alias of this tenant's). One read
+        however many ids, because a read path resolving its hits one call at a time
+        pays a server round trip per hit."""
+        ...
+
     async def delete_by_tenant(self, tenant_id: TenantId) -> None:
         """Remove everything the tenant owns; other tenants are untouched."""
         ...

@@ -182,8 +182,8 @@ class PgDatabase:
         """A connection for reads that need no transaction of their own: each statement
         commits alone, and the tenant is declared for the connection's session, once,
         only when it changes. A read costs one round trip where `transaction` costs four
-        (BEGIN, declare, query, COMMIT); the retriever resolves aliases one hit at a
-        time, so this is most of a query's cost. Inside a transaction it joins it."""
+        (BEGIN, declare, query, COMMIT), and a hybrid query makes several reads. Inside
+        a transaction it joins it."""
         wanted = str(tenant)
         bound = _bound.get()
         if bound is not None and bound[0] is self:

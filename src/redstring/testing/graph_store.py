@@ -354,6 +354,41 @@ class GraphStoreCompliance(TwoTenants):
         assert await store.resolve(a, other) == b
         assert await store.resolve(b, other) == b
 
+    async def test_resolve_many_answers_as_resolve_does_for_each_id(
+        self, store: GraphStore, tenant: TenantId, other: TenantId
+    ) -> None:
+        """Chains (built either way round) end at the final canonical; a live id, an
+        unknown id and an id aliased only in another tenant resolve to themselves;
+        a repeated id is one key. The other tenant's canonical must never leak in."""
+        first, second, third = (EntityId(uuid4()) for _ in range(3))
+        final, live = make_entity(tenant_id=tenant), make_entity(tenant_id=tenant, name="Bo")
+        theirs = make_entity(tenant_id=other)
+        foreign, unknown = EntityId(uuid4()), EntityId(uuid4())
+        await store.upsert_entities([final, live], tenant)
+        await store.upsert_entities([theirs], other)
+        await store.set_alias(first, second, tenant)
+        await store.set_alias(second, final.id, tenant)
+        await store.set_alias(third, first, tenant)
+        await store.set_alias(foreign, theirs.id, other)
+        await store.set_alias(live.id, theirs.id, other)
+        asked = [first, live.id, second, foreign, third, unknown, first, final.id]
+        resolved = await store.resolve_many(asked, tenant)
+        assert resolved == {
+            first: final.id,
+            second: final.id,
+            third: final.id,
+            final.id: final.id,
+            live.id: live.id,
+            foreign: foreign,
+            unknown: unknown,
+        }
+        assert resolved == {asked_id: await store.resolve(asked_id, tenant) for asked_id in asked}
+        assert await store.resolve_many([foreign, live.id], other) == {
+            foreign: theirs.id,
+            live.id: theirs.id,
+        }
+        assert await store.resolve_many([], tenant) == {}
+
     async def test_set_aliases_refuses_a_cycle_and_writes_nothing(
         self, store: GraphStore, tenant: TenantId
     ) -> None:

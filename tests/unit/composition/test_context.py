@@ -102,6 +102,11 @@ async def test_the_chunk_channel_returns_a_merged_entity_as_its_canonical() -> N
     await Consolidator(made.workspace).consolidate(made.tenant)
     found = await made.retriever.passages("programs letters", made.tenant)
     assert [m.entity.name for m in found.matches] == ["Ada Lovelace"]
+    # Each word reaches one chunk alone, so one of them names only the merged-away id:
+    # a channel that skipped resolving it would find nothing there.
+    for word in ("programs", "letters"):
+        alone = await made.retriever.passages(word, made.tenant)
+        assert [m.entity.name for m in alone.matches] == ["Ada Lovelace"], word
 
 
 async def link(world: World) -> None:

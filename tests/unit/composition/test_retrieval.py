@@ -306,6 +306,22 @@ async def test_a_merged_away_id_is_never_returned_and_its_canonical_is_returned_
     assert [m.entity.id for m in result.matches] == [canonical.id]
 
 
+async def test_a_merged_away_vector_alone_still_finds_its_canonical(stores: Stores) -> None:
+    """The canonical has no vector of its own (the vector projection lags), only the
+    merged-away id's remains: the semantic channel must resolve the hit rather than
+    drop it as an entity the graph does not hold."""
+    canonical = stores.entity("Ada Lovelace")
+    merged_away = stores.entity("Ada Lovelace")
+    await stores.add(canonical, embed=False)
+    await stores.add(merged_away, store=False)
+    await stores.graph.set_alias(merged_away.id, canonical.id, stores.tenant)
+    result = await stores.retriever.retrieve(
+        "Ada Lovelace", stores.tenant, mode=RetrievalMode.SEMANTIC
+    )
+    assert [m.entity.id for m in result.matches] == [canonical.id]
+    assert result.matches[0].semantic is not None
+
+
 async def test_a_query_whose_first_word_differs_is_found_lexically(stores: Stores) -> None:
     """The query "Bill Clinton" shares no whole-name prefix or soundex with "William Jefferson
     Clinton"; only a token key reaches it, which whole-name blocking never did."""
