@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import os
 import random
 import statistics
@@ -35,8 +36,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 from uuid import uuid4
 
 import numpy as np
@@ -46,6 +49,7 @@ from psycopg import sql
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from retrieval import (
+    ANN_ROWS,
     NOISE_TENANT,
     TENANT,
     K,
@@ -71,8 +75,11 @@ from redstring.events import (
     document_stream,
 )
 from redstring.graph.postgres import PostgresGraphStore
+from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.postgres import PgDatabase
+from redstring.storage.sqlite import open_connection
 from redstring.vector.postgres import HNSW_EF_CONSTRUCTION, HNSW_M, PostgresVectorStore
+from redstring.vector.sqlite import SqliteVectorStore
 
 ROOT = Path(__file__).resolve().parents[1]
 PER_DOC = 5
@@ -169,13 +176,46 @@ def ingest(label: str, make: object, writers: int, docs: int) -> tuple[float, in
 # -- retrieval ------------------------------------------------------------------------
 
 
+class Calls:
+    """Wall milliseconds of each call a retriever makes on its collaborators, keyed
+    `collaborator.method`: where a hybrid query's time goes."""
+
+    def __init__(self) -> None:
+        self.times: defaultdict[str, list[float]] = defaultdict(list)
+
+    def wrap(self, inner: Any, label: str) -> Any:
+        return _Timed(inner, label, self.times)
+
+
+class _Timed:
+    def __init__(self, inner: Any, label: str, times: defaultdict[str, list[float]]) -> None:
+        self._inner, self._label, self._times = inner, label, times
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._inner, name)
+        if not inspect.iscoroutinefunction(found):
+            return found
+
+        async def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await found(*args, **kwargs)
+            finally:
+                self._times[f"{self._label}.{name}"].append((time.perf_counter() - started) * 1000)
+
+        return timed
+
+
 async def load_postgres(url: str, rows: list, matrix: np.ndarray) -> tuple[PgDatabase, float]:
     db = PgDatabase(url, max_size=4)
     graph = await PostgresGraphStore.create(db)
     vectors = await PostgresVectorStore.create(db, DIMENSION)
+    if await graph.count_entities(TENANT) == len(rows) == await vectors.count(NOISE_TENANT):
+        print(f"  postgres: reusing the 2 x {len(rows)} entities of the kept database")
+        return db, 0.0
     started = time.perf_counter()
     async with db.transaction("*") as conn:
-        await conn.execute("DROP INDEX vec_entities_hnsw")
+        await conn.execute("DROP INDEX IF EXISTS vec_entities_hnsw")
     for start in range(0, len(rows), 5000):
         chunk = rows[start : start + 5000]
         block = matrix[start : start + len(chunk)].tolist()
@@ -223,20 +263,39 @@ async def retrieval(url: str, args: argparse.Namespace, tmp: Path) -> None:
         matrix = np.vstack([matrix, noisy.astype(np.float32)])
     db, _ = await load_postgres(url, rows, matrix)
     pg_vectors = PostgresVectorStore(db, DIMENSION)
-    pg = Retriever(embeddings=embedder, vectors=pg_vectors, graph=PostgresGraphStore(db))
-    graph, vectors, build_s = await build(rows, matrix, DIMENSION, tmp / "bench.db")
-    started = time.perf_counter()
-    await vectors.prepare(TENANT)
-    print(
-        f"  sqlite: loaded 2 x {len(rows)} entities in {build_s:.1f}s, "
-        f"usearch index by prepare in {time.perf_counter() - started:.1f}s"
+    pg_calls = Calls()
+    pg = Retriever(
+        embeddings=pg_calls.wrap(embedder, "embed"),
+        vectors=pg_calls.wrap(pg_vectors, "vectors"),
+        graph=pg_calls.wrap(PostgresGraphStore(db), "graph"),
     )
-    lite = Retriever(embeddings=embedder, vectors=vectors, graph=graph)
+    path = Path(tempfile.gettempdir(), f"{args.keep}.db") if args.keep else tmp / "bench.db"
+    if path.exists():
+        conn = open_connection(path)
+        graph = SqliteGraphStore(conn)
+        vectors = SqliteVectorStore(conn, DIMENSION, ann_min_rows=ANN_ROWS[0])
+        print(f"  sqlite: reusing {path}")
+    else:
+        graph, vectors, build_s = await build(rows, matrix, DIMENSION, path)
+        started = time.perf_counter()
+        await vectors.prepare(TENANT)
+        print(
+            f"  sqlite: loaded 2 x {len(rows)} entities in {build_s:.1f}s, "
+            f"usearch index by prepare in {time.perf_counter() - started:.1f}s"
+        )
+    lite_calls = Calls()
+    lite = Retriever(
+        embeddings=lite_calls.wrap(embedder, "embed"),
+        vectors=lite_calls.wrap(vectors, "vectors"),
+        graph=lite_calls.wrap(graph, "graph"),
+    )
     queries = [row.name for row in random.Random(args.seed).sample(people, args.queries)]
     cells = [("postgres hybrid", pg), ("sqlite hybrid", lite)]
     for query in queries[:10]:
         for _, retriever in cells:
             await retriever.retrieve(query, TENANT, k=K, mode=RetrievalMode.HYBRID)
+    pg_calls.times.clear()
+    lite_calls.times.clear()
     times: dict[str, list[float]] = {label: [] for label, _ in cells}
     for index, query in enumerate(queries):
         for label, retriever in cells[index % 2 :] + cells[: index % 2]:
@@ -253,6 +312,16 @@ async def retrieval(url: str, args: argparse.Namespace, tmp: Path) -> None:
         print(f"  {label:<18}{statistics.median(values):>9.2f}{percentile(values, 0.99):>9.2f}")
     ratio = statistics.median(times["postgres hybrid"]) / statistics.median(times["sqlite hybrid"])
     print(f"  postgres / sqlite p50: {ratio:.2f}")
+    print("\n  where the time goes: calls per query, p50 ms per call (the channels overlap)")
+    print(f"  {'call':<28}{'postgres':>18}{'sqlite':>18}")
+    for call in sorted(set(pg_calls.times) | set(lite_calls.times)):
+        cells_text = [
+            f"{len(c.times[call]) / len(queries):>6.1f} x {statistics.median(c.times[call]):>7.2f}"
+            if c.times[call]
+            else f"{'-':>18}"
+            for c in (pg_calls, lite_calls)
+        ]
+        print(f"  {call:<28}" + "".join(f"{text:>18}" for text in cells_text))
     ids = [derived_entity_id(TENANT, row.entity_type, row.key) for row in rows]
     query_vectors = await embed_all(embedder, queries)
     for label, store in (("postgres HNSW", pg_vectors), ("sqlite usearch", vectors)):
@@ -278,6 +347,13 @@ def fresh_database(url: str, names: list[str]) -> str:
     return url.rsplit("/", 1)[0] + "/" + name
 
 
+def kept_database(url: str, name: str) -> str:
+    with psycopg.connect(url, autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone() is None:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    return url.rsplit("/", 1)[0] + "/" + name
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "_writer":
         asyncio.run(_write(sys.argv[2], int(sys.argv[3]), int(sys.argv[4])))
@@ -293,6 +369,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--skip-ingest", action="store_true")
     parser.add_argument("--skip-retrieval", action="store_true")
+    parser.add_argument(
+        "--keep",
+        metavar="NAME",
+        help="load the retrieval stores into database NAME and $TMPDIR/NAME.db and keep "
+        "them (a later run with the same NAME and --size reuses them instead of loading)",
+    )
     args = parser.parse_args()
     if not args.url:
         sys.exit("no server: pass --url or set REDSTRING_TEST_PG_URL (bash .ci/postgres.sh)")
@@ -318,7 +400,12 @@ def main() -> None:
                         )
             if not args.skip_retrieval:
                 print(f"\nretrieval: building 2 x {args.size} entities on each store")
-                asyncio.run(retrieval(fresh_database(args.url, created), args, Path(tmp)))
+                url = (
+                    kept_database(args.url, args.keep)
+                    if args.keep
+                    else fresh_database(args.url, created)
+                )
+                asyncio.run(retrieval(url, args, Path(tmp)))
     finally:
         with psycopg.connect(args.url, autocommit=True) as conn:
             for name in created:
