@@ -135,11 +135,14 @@ class GraphProjection(Projection):
         self, tenant: TenantId, entities: Sequence[Entity], relationships: Sequence[Relationship]
     ) -> None:
         endpoints = {r.source_id for r in relationships} | {r.target_id for r in relationships}
-        redirect: dict[EntityId, EntityId] = {}
-        for entity_id in {e.id for e in entities} | endpoints:
-            canonical = await self.graph.resolve(entity_id, tenant)
-            if canonical != entity_id:
-                redirect[entity_id] = canonical
+        resolved = await self.graph.resolve_many(
+            list({e.id: None for e in entities} | dict.fromkeys(endpoints)), tenant
+        )
+        redirect = {
+            entity_id: canonical
+            for entity_id, canonical in resolved.items()
+            if canonical != entity_id
+        }
 
         targets = [redirect.get(e.id, e.id) for e in entities]
         stored = {e.id: e for e in await self.graph.get_entities(targets, tenant)}
@@ -170,8 +173,9 @@ class GraphProjection(Projection):
         redirect: dict[EntityId, EntityId] = {}
         withdrawn: dict[EntityId, list[Provenance]] = {}
         removable: dict[EntityId, bool] = {}
+        resolved = await self.graph.resolve_many([e.id for e in superseded.entities], tenant)
         for entity in superseded.entities:
-            target = await self.graph.resolve(entity.id, tenant)
+            target = resolved[entity.id]
             redirect[entity.id] = target
             withdrawn.setdefault(target, []).extend(entity.provenance)
             removable[target] = removable.get(target, True) and entity.id in removed
@@ -183,10 +187,13 @@ class GraphProjection(Projection):
                 doomed.append(entity.id)
             elif len(left) != len(entity.provenance):
                 kept.append(entity.model_copy(update={"provenance": left}))
-        for rel in superseded.relationships:
-            for endpoint in (rel.source_id, rel.target_id):
-                if endpoint not in redirect:
-                    redirect[endpoint] = await self.graph.resolve(endpoint, tenant)
+        endpoints = [
+            endpoint
+            for rel in superseded.relationships
+            for endpoint in (rel.source_id, rel.target_id)
+            if endpoint not in redirect
+        ]
+        redirect.update(await self.graph.resolve_many(endpoints, tenant))
         edges: dict[RelationshipId, list[Provenance]] = {}
         moved = _redirected(superseded.relationships, redirect, tenant)
         for old, new in moved:
