@@ -43,6 +43,9 @@ def bridges(
     record_clusters: Sequence[Sequence[Entity]], text_clusters: Sequence[Sequence[Entity]]
 ) -> list[tuple[int, int]]:
     """(record cluster, text cluster) index pairs to join: each cluster's only partner."""
+    if not record_clusters or not text_clusters:
+        # Nothing to bridge; keying every record's name cost people-50k ~2 s.
+        return []
     owners: dict[tuple[str, str], set[int]] = {}
     for r, cluster in enumerate(record_clusters):
         for entity in cluster:
