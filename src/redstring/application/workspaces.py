@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING
 
 from redstring.composition.migrate import Migration, migrate
 from redstring.composition.retrieval import Retriever
-from redstring.composition.workspace import DEFAULT_PATH, Workspace, location
+from redstring.composition.workspace import (
+    DEFAULT_PATH,
+    Workspace,
+    location,
+    release_connections,
+)
 from redstring.domain.exceptions import InvalidInputError, NotFoundError
 
 if TYPE_CHECKING:
@@ -28,6 +33,7 @@ __all__ = [
     "make_llm",
     "migrate_workspace",
     "open_workspace",
+    "release_connections",
     "retriever",
     "workspace_embedder",
 ]

@@ -38,6 +38,7 @@ from redstring.application.workspaces import (
     make_llm,
     migrate_workspace,
     open_workspace,
+    release_connections,
     workspace_embedder,
 )
 from redstring.domain.exceptions import (
@@ -113,7 +114,15 @@ def _check_arguments(arguments: dict[str, Any]) -> None:
 
 
 def run(coroutine: Coroutine[Any, Any, R]) -> R:
-    return asyncio.run(coroutine)
+    """One step in its own event loop, whose database connections close with it."""
+
+    async def step() -> R:
+        try:
+            return await coroutine
+        finally:
+            await release_connections()
+
+    return asyncio.run(step())
 
 
 # -- commands -------------------------------------------------------------------------

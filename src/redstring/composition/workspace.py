@@ -43,6 +43,7 @@ from redstring.projections.vector import VectorProjection
 from redstring.storage.postgres import (
     SCHEMA_LOCK,
     PgDatabase,
+    close_pools,
     create_tables_sync,
     is_postgres_url,
 )
@@ -428,6 +429,12 @@ def _prepare(conn: Connection, file: Path, *, create: bool, dimension: int | Non
             raise WorkspaceError(f"{file} has incomplete redstring metadata: {sorted(meta)}")
         stored = int(meta["vector_dimension"])
         return stored if dimension is None else dimension
+
+
+async def release_connections() -> None:
+    """Close the database connections the running event loop opened (PostgreSQL
+    workspaces' pools; a SQLite workspace holds none), before that loop ends."""
+    await close_pools()
 
 
 def location(db: str | Path) -> str | Path:

@@ -65,6 +65,24 @@ UniqueViolation = psycopg.errors.UniqueViolation
 #: Seconds `PgDatabase.open` waits for its first connection before giving up.
 CONNECT_TIMEOUT_S = 10.0
 
+#: Databases whose pool is open, so `close_pools` can close those of a loop that ends.
+_open: weakref.WeakSet[PgDatabase] = weakref.WeakSet()
+
+
+async def close_pools() -> None:
+    """Close every pool opened in the running loop.
+
+    Call it before a loop that used a `PgDatabase` ends (the CLI runs each step in its
+    own `asyncio.run`): a pool left open keeps its workers, and one of them caught
+    mid-connect by the loop's shutdown could keep `asyncio.run` from returning (seen
+    as `redstring search` hanging after it had printed nothing, once in five runs).
+    """
+    loop = asyncio.get_running_loop()
+    for db in list(_open):
+        if db._loop is loop:
+            await db.close()
+
+
 #: The connection and the tenant it declared, bound to the task running a transaction.
 _bound: ContextVar[tuple[PgDatabase, Connection, list[str]] | None] = ContextVar(
     "redstring_pg_bound", default=None
@@ -90,7 +108,12 @@ class PgDatabase:
         self.url = url
         self.schema = schema
         self._max_size = max_size
-        self._kwargs: dict[str, Any] = {"autocommit": True}
+        # Every pooled connection gives up on a silent server as `connect_sync` does; the
+        # pool's own wait bounds only its first connections, not the ones it adds later.
+        self._kwargs: dict[str, Any] = {
+            "autocommit": True,
+            "connect_timeout": int(CONNECT_TIMEOUT_S),
+        }
         if schema is not None:
             # pgvector's type lives in `public`, where `CREATE EXTENSION` put it.
             self._kwargs["options"] = f"-c search_path={schema},public"
@@ -116,7 +139,7 @@ class PgDatabase:
         """A plain blocking connection (autocommit) for the few synchronous callers: a
         workspace's settings and its schema check on open."""
         try:
-            return psycopg.connect(self.url, connect_timeout=int(CONNECT_TIMEOUT_S), **self._kwargs)
+            return psycopg.connect(self.url, **self._kwargs)
         except psycopg.Error as exc:
             raise WorkspaceError(
                 f"cannot connect to PostgreSQL at {_redact(self.url)}: {exc}"
@@ -136,11 +159,13 @@ class PgDatabase:
                     f"cannot connect to PostgreSQL at {_redact(self.url)}: {exc}"
                 ) from exc
             self._pool, self._loop = pool, loop
+            _open.add(self)
         return self._pool
 
     async def close(self) -> None:
         """Close the pool, when it belongs to the running loop (otherwise it is abandoned)."""
         pool, self._pool = self._pool, None
+        _open.discard(self)
         if pool is not None and self._loop is asyncio.get_running_loop():
             await pool.close()
 

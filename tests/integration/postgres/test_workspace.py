@@ -109,3 +109,23 @@ def test_a_url_folded_by_pathlib_is_restored() -> None:
     assert location(Path(url)) == url
     assert location(url) == url
     assert location("ws.db") == Path("ws.db")
+
+
+def test_a_cli_step_closes_the_pools_its_event_loop_opened(pg_database: str) -> None:
+    """Catches a CLI step that leaves its PostgreSQL pool open when its `asyncio.run`
+    ends: the pool's workers, caught mid-connect by the loop's shutdown, made
+    `redstring search` hang once in a few runs (test_migrate_... above timed out)."""
+    from redstring.cli.app import run
+    from redstring.storage import postgres
+
+    db = postgres.PgDatabase(pg_database)
+
+    async def step() -> int:
+        async with db.transaction(postgres.ALL_TENANTS) as conn:
+            row = await (await conn.execute("SELECT 1")).fetchone()
+        assert db in postgres._open
+        return int(row[0]) if row else 0
+
+    assert run(step()) == 1
+    assert db not in postgres._open
+    assert db._pool is None
