@@ -73,9 +73,9 @@ DISTINCT_THRESHOLD = 0.05
 #: A record pair starts a join only when it is one of the 4 strongest links of one
 #: of its two records (`clustering._strongest_links`); the join's verdict still
 #: reads every cross pair. Households and namesakes joined through links their
-#: records' own duplicates outbid: measured in process on ten sets
+#: records' own duplicates outbid: measured in process on eleven sets
 #: (bench/README.md), 4 took people-homes-5k F1 0.833 -> 0.939 and people-50k
-#: 0.882 -> 0.910 and moved no other set by more than 0.001; 3 lifted those two
+#: 0.882 -> 0.910 and lowered no other set by more than 0.0005; 3 lifted those two
 #: further but cost the clean sets recall (people-parts-1k 0.986 -> 0.979,
 #: listings 0.997 -> 0.984); 6 kept half the gain.
 STRONGEST_LINKS = 4
