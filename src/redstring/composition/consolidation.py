@@ -201,7 +201,7 @@ class Consolidator:
             entities=len(entities),
             bands=dict(plan.band_counts),
             adjudicated=dict(plan.adjudicated),
-            grey_kept_apart=len(plan.grey),
+            grey_kept_apart=plan.grey_count,
             candidate_pairs=len(plan.candidate_pairs),
             fields={
                 t: {f.name.removeprefix("@"): f.kind.value for f in r.used}

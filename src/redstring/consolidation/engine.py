@@ -128,8 +128,6 @@ class MergeDecision:
 @dataclass
 class ResolutionPlan:
     merges: list[MergeDecision] = field(default_factory=list)
-    #: Grey-band pairs whose ends ended up in different clusters (kept apart).
-    grey: list[PairScore] = field(default_factory=list)
     #: Candidate pairs per band (before adjudication).
     band_counts: dict[str, int] = field(default_factory=dict)
     adjudicated: dict[str, int] = field(default_factory=dict)
@@ -148,6 +146,41 @@ class ResolutionPlan:
     candidate_pairs: npt.NDArray[np.int64] = field(
         default_factory=lambda: np.zeros((0, 2), dtype=np.int64)
     )
+    #: Per group: its live entities and the grey pairs kept apart as index arrays
+    #: into them; `grey` builds the pair objects only when asked (people-50k keeps
+    #: ~4*10^5 apart, and a run reports only their number).
+    _grey_parts: list[_GreyPart] = field(default_factory=list, repr=False)
+    _grey: list[PairScore] | None = field(default=None, repr=False)
+
+    @property
+    def grey(self) -> list[PairScore]:
+        """Grey-band pairs whose ends ended up in different clusters (kept apart),
+        sorted by their ids' text."""
+        if self._grey is None:
+            keyed: list[tuple[str, str, PairScore]] = []
+            for part in self._grey_parts:
+                for i, j, p in zip(
+                    part.left.tolist(), part.right.tolist(), part.probability.tolist(), strict=True
+                ):
+                    a, b = part.live[i].id, part.live[j].id
+                    x, y = str(a), str(b)
+                    keyed.append((min(x, y), max(x, y), PairScore(a, b, p, Band.GREY)))
+            keyed.sort(key=lambda k: k[:2])
+            self._grey = [pair for _, _, pair in keyed]
+        return self._grey
+
+    @property
+    def grey_count(self) -> int:
+        """How many pairs `grey` holds, without building them."""
+        return sum(len(part.left) for part in self._grey_parts)
+
+
+@dataclass(frozen=True)
+class _GreyPart:
+    live: Sequence[Entity]
+    left: npt.NDArray[np.int64]
+    right: npt.NDArray[np.int64]
+    probability: npt.NDArray[np.float64]
 
 
 @dataclass
@@ -318,7 +351,6 @@ def _plan(
     bands: Counter[str] = Counter()
     adjudicated = {"same": 0, "different": 0}
     all_pairs: list[npt.NDArray[np.int64]] = []
-    grey: list[tuple[str, str, PairScore]] = []
     # Every cluster's members and in-cluster scores, records and text apart, for
     # the bridge between them.
     formed: dict[bool, list[tuple[list[Entity], list[float], str]]] = {True: [], False: []}
@@ -380,16 +412,7 @@ def _plan(
         if decided:
             apart[list(decided)] = False
         live = group.owners if group.owners is not None else members
-        names = [str(e.id) for e in live]
-        rows = np.flatnonzero(apart)
-        reported: set[tuple[str, str]] = set()
-        for i, j, p in zip(
-            left[rows].tolist(), right[rows].tolist(), probabilities[rows].tolist(), strict=True
-        ):
-            key = (names[i], names[j]) if names[i] < names[j] else (names[j], names[i])
-            if key not in reported:
-                reported.add(key)
-                grey.append((names[i], names[j], PairScore(live[i].id, live[j].id, p, Band.GREY)))
+        plan._grey_parts.append(_grey_part(live, left, right, probabilities, apart))
         for c, indices in enumerate(clusters):
             chosen = list({id(live[m]): live[m] for m in indices}.values())
             formed[group.report is not None].append((chosen, inside.get(c, []), group.reason))
@@ -418,11 +441,27 @@ def _plan(
     if all_pairs:
         plan.candidate_pairs = np.concatenate(all_pairs)
     plan.merges.sort(key=lambda d: str(d.canonical_id))
-    # Sorted by the ids' text, computed once per entity (~10^5 grey pairs at 50k).
-    grey.sort(key=lambda keyed: keyed[:2])
-    plan.grey = [pair for _, _, pair in grey]
     plan.clusters.sort(key=lambda c: str(c[0]))
     return plan
+
+
+def _grey_part(
+    live: Sequence[Entity],
+    left: npt.NDArray[np.int64],
+    right: npt.NDArray[np.int64],
+    probabilities: npt.NDArray[np.float64],
+    apart: npt.NDArray[np.bool_],
+) -> _GreyPart:
+    """The `apart` pairs, one per two live entities (records of one earlier merge
+    share their live entity), the first in candidate order kept."""
+    first: dict[EntityId, int] = {}
+    code = np.asarray([first.setdefault(e.id, k) for k, e in enumerate(live)], dtype=np.int64)
+    rows = np.flatnonzero(apart)
+    a, b = code[left[rows]], code[right[rows]]
+    key = np.minimum(a, b) * max(len(live), 1) + np.maximum(a, b)
+    _, kept = np.unique(key, return_index=True)
+    rows = rows[np.sort(kept)]
+    return _GreyPart(live, left[rows], right[rows], probabilities[rows])
 
 
 def _by_cluster(

@@ -5,12 +5,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from uuid import UUID
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from redstring.consolidation.adjudication import GreyPair, LlmAdjudicator, PairVerdicts
-from redstring.consolidation.engine import resolve, resolve_incremental, resolve_sync
+from redstring.consolidation.engine import (
+    ResolutionPlan,
+    _grey_part,
+    resolve,
+    resolve_incremental,
+    resolve_sync,
+)
 from redstring.domain.exceptions import InvalidInputError
 from redstring.domain.ids import EntityId
 from redstring.graph.memory import InMemoryGraphStore
@@ -48,6 +55,29 @@ def test_identical_cores_merge_grey_stays_apart_and_types_never_mix() -> None:
     ]
     assert [ORGS[4].id] in plan.clusters
     assert len(plan.entity_ids) == len(ORGS)
+    assert plan.grey_count == len(plan.grey) == 2
+
+
+def test_grey_pairs_of_records_one_entity_holds_count_once() -> None:
+    """Catches a grey pair reported once per record of an earlier merge: two records
+    of one live entity, each grey against a third, are one pair kept apart."""
+    merged, other = ORGS[0], ORGS[3]
+    live = [merged, merged, other]
+    pairs = np.asarray([[0, 2], [1, 2], [0, 1]], dtype=np.int64)
+    plan = ResolutionPlan()
+    plan._grey_parts.append(
+        _grey_part(
+            live,
+            pairs[:, 0],
+            pairs[:, 1],
+            np.asarray([0.3, 0.2, 0.4]),
+            np.asarray([True, True, False]),
+        )
+    )
+    assert plan.grey_count == 1
+    assert [(g.left_id, g.right_id, g.probability) for g in plan.grey] == [
+        (merged.id, other.id, 0.3)
+    ]
 
 
 class _SayYes:
