@@ -223,9 +223,9 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
     alpha_share = _share(values, lambda v: any(c.isalpha() for c in v))
     if _share(values, _EMAIL.match) >= SHAPE_SHARE:
         return FieldKind.EMAIL, "values look like e-mail addresses"
-    if _share(values, lambda v: parse_date(v) is not None) >= SHAPE_SHARE and alpha_share < 0.99:
-        return FieldKind.DATE, "values parse as dates"
     if _share(values, lambda v: parse_date(v) is not None) >= SHAPE_SHARE:
+        if alpha_share < 0.99:
+            return FieldKind.DATE, "values parse as dates"
         return FieldKind.DATE, "values parse as written-out dates"
     span = _int_range(values)
     if span is not None and 31 < span[1] <= 2200 and _median_int(values) >= 1000:
