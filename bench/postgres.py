@@ -208,7 +208,9 @@ class _Timed:
         return timed
 
 
-async def load_postgres(url: str, rows: list, matrix: np.ndarray) -> tuple[PgDatabase, float]:
+async def load_postgres(
+    url: str, rows: list, matrix: np.ndarray, work_mem: str = "512MB"
+) -> tuple[PgDatabase, float]:
     db = PgDatabase(url, max_size=4)
     graph = await PostgresGraphStore.create(db)
     vectors = await PostgresVectorStore.create(db, DIMENSION)
@@ -234,7 +236,9 @@ async def load_postgres(url: str, rows: list, matrix: np.ndarray) -> tuple[PgDat
     load_s = time.perf_counter() - started
     started = time.perf_counter()
     async with db.transaction("*") as conn:
-        await conn.execute("SET LOCAL maintenance_work_mem = '512MB'")
+        # The HNSW graph is built far faster when it fits in memory: ~195 MB at
+        # 2 x 100k vectors, about ten times that at 2 x 1M.
+        await conn.execute(f"SET LOCAL maintenance_work_mem = '{work_mem}'")
         await conn.execute(
             f"CREATE INDEX vec_entities_hnsw ON vec_entities USING hnsw "
             f"(embedding vector_ip_ops) WITH (m = {HNSW_M}, ef_construction = "
@@ -263,7 +267,7 @@ async def retrieval(url: str, args: argparse.Namespace, tmp: Path) -> None:
         noisy = source + generator.normal(0, 0.05, source.shape).astype(np.float32)
         noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
         matrix = np.vstack([matrix, noisy.astype(np.float32)])
-    db, _ = await load_postgres(url, rows, matrix)
+    db, _ = await load_postgres(url, rows, matrix, args.maintenance_work_mem)
     pg_vectors = PostgresVectorStore(db, DIMENSION)
     pg_calls = Calls()
     pg = Retriever(
@@ -369,6 +373,11 @@ def main() -> None:
     parser.add_argument("--embed-limit", type=int, default=5000)
     parser.add_argument("--embedder", choices=("local", "fake"), default="local")
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument(
+        "--maintenance-work-mem",
+        default="512MB",
+        help="PostgreSQL memory for the HNSW build (e.g. 4GB for --size 1000000)",
+    )
     parser.add_argument("--skip-ingest", action="store_true")
     parser.add_argument("--skip-retrieval", action="store_true")
     parser.add_argument(
