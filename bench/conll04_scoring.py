@@ -5,7 +5,9 @@ is unit-tested offline against the real dev file.
 
 Scoring is strict, per sentence, on text: a predicted entity counts when its
 surface text and mapped type equal a gold entity's; a relation when its
-(head text, tail text, type) equals a gold relation's. Sentences are scored
+(head text, tail text, type) equals a gold relation's. `token_aligned` gives the
+text of the gold tokens a predicted character span touches, for the benchmark's
+second, token-aligned figure. Sentences are scored
 as *sets*, so a name repeated in one sentence counts once; sums run over
 sentences (micro-averaged precision, recall, F1).
 """
@@ -173,6 +175,32 @@ class PRF:
 class Scores:
     entities: PRF = field(default_factory=PRF)
     relations: PRF = field(default_factory=PRF)
+
+
+def token_aligned(sentence: Sentence, start: int, end: int) -> str:
+    """The gold tokens a character span of `sentence.text` touches, joined as the gold
+    joins them: the text a token-level system would have predicted for that span.
+
+    The gold is annotated on tokens, and the tokeniser left some punctuation glued to
+    a word ("Ethiopia." at a sentence's end, "Boise.", "Tom Muri."): a span that stops
+    inside a token ("Ethiopia") is that token ("Ethiopia."), as when a character-level
+    system is aligned to token-level gold. A span on token boundaries is unchanged,
+    and a span that covers other tokens still misses.
+    """
+    if not 0 <= start < end <= len(sentence.text):
+        raise ValueError(f"span {start}:{end} is outside the sentence")
+    first = last = None
+    offset = 0
+    for index, token in enumerate(sentence.tokens):
+        token_end = offset + len(token)
+        if first is None and token_end > start:
+            first = index
+        if offset < end:
+            last = index
+        offset = token_end + 1
+    if first is None or last is None or last < first:
+        raise ValueError(f"span {start}:{end} touches no token")
+    return " ".join(sentence.tokens[first : last + 1])
 
 
 def gold_entity_set(sentence: Sentence) -> set[tuple[str, ...]]:

@@ -4,7 +4,8 @@
 
 The OfflineExtractor always runs (no model needed) and its entity and relation
 scores are printed (its pattern relationships mapped to CoNLL04's types by
-`OFFLINE_TO_CONLL_RELATION`). The
+`OFFLINE_TO_CONLL_RELATION`), on the exact text and again with each span read as
+the gold tokens it touches (`conll04_scoring.token_aligned`). The
 LlmExtractor runs only when an endpoint is configured through the
 `REDSTRING_LLM_*` environment variables (at least REDSTRING_LLM_MODEL, see
 docs/how-to/configure-llm.md); otherwise the script says it skips and exits 0.
@@ -35,12 +36,14 @@ from conll04_scoring import (
     Sentence,
     load_sentences,
     score_sentence,
+    token_aligned,
 )
 
 from redstring.domain.exceptions import LlmError
 from redstring.extraction.chunking import Chunk
 from redstring.extraction.extractor import LlmExtractor
 from redstring.extraction.offline import OfflineExtractor
+from redstring.extraction.relations import SpannedRelation
 from redstring.extraction.schemas import DomainSchema, TypeSpec
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "conll04"
@@ -85,21 +88,63 @@ OFFLINE_TO_CONLL_RELATION = {
 }
 
 
-def run_offline(sentences: list[Sentence], min_confidence: float) -> Scores:
+def _align(
+    sentence: Sentence,
+    spans: dict[str, tuple[tuple[int, int], ...]],
+    name: str,
+    within: tuple[int, int] | None,
+) -> str:
+    """The token-aligned text of `name`'s occurrence inside `within` (an edge's span)."""
+    chosen = [
+        (start, end)
+        for start, end in spans.get(name, ())
+        if within is None or within[0] <= start < end <= within[1]
+    ]
+    return token_aligned(sentence, *chosen[0]) if chosen else name
+
+
+def run_offline(sentences: list[Sentence], min_confidence: float) -> tuple[Scores, Scores]:
+    """Scores on the exact text, and on the text of the gold tokens each span touches
+    (`token_aligned`: "Ethiopia" found in the gold token "Ethiopia." is that token)."""
     extractor = OfflineExtractor(min_confidence=min_confidence)
-    scores = Scores()
+    exact, aligned = Scores(), Scores()
     for sentence in sentences:
         found = extractor.extract_chunk(sentence_chunk(sentence))
         types = {e.name: e.entity_type for e in found.entities}
+        spans: dict[str, tuple[tuple[int, int], ...]] = {}
+        for e in found.entities:
+            spans[e.name] = spans.get(e.name, ()) + tuple(e.spans)
         relations = [
-            (r.source, r.target, OFFLINE_TO_CONLL_RELATION.get(key, r.relationship_type))
+            (r, OFFLINE_TO_CONLL_RELATION.get(key, r.relationship_type))
             for r in found.relationships
             for key in [(r.relationship_type, types.get(r.source, ""))]
         ]
         score_sentence(
-            scores, sentence, [(e.name, e.entity_type) for e in found.entities], relations
+            exact,
+            sentence,
+            [(e.name, e.entity_type) for e in found.entities],
+            [(r.source, r.target, kind) for r, kind in relations],
         )
-    return scores
+
+        score_sentence(
+            aligned,
+            sentence,
+            [
+                (token_aligned(sentence, start, end), e.entity_type)
+                for e in found.entities
+                for start, end in e.spans
+            ],
+            [
+                (
+                    _align(sentence, spans, r.source, span),
+                    _align(sentence, spans, r.target, span),
+                    kind,
+                )
+                for r, kind in relations
+                for span in [r.span if isinstance(r, SpannedRelation) else None]
+            ],
+        )
+    return exact, aligned
 
 
 async def run_llm(sentences: list[Sentence], cache: Path | None) -> None:
@@ -176,9 +221,11 @@ def main() -> int:
         f"{gold_relations} relations"
     )
     for min_confidence in (0.0, 0.5):
-        offline = run_offline(sentences, min_confidence)
+        offline, aligned = run_offline(sentences, min_confidence)
         print(f"offline (min_confidence={min_confidence}) entities:  {offline.entities.line()}")
         print(f"offline (min_confidence={min_confidence}) relations: {offline.relations.line()}")
+        print(f"  token-aligned spans: entities  {aligned.entities.line()}")
+        print(f"  token-aligned spans: relations {aligned.relations.line()}")
     if not os.environ.get("REDSTRING_LLM_MODEL"):
         print(
             "llm: skipping, no endpoint configured (set REDSTRING_LLM_MODEL and "

@@ -33,6 +33,8 @@ What it finds, per chunk, with the rule that fires first:
   "native of".
 - Organization (0.6): a run before a staff noun ("Chevron spokesman", "an Emery
   employee"); "Institute of ...", "Union of ..." (a body keyword, then "of").
+- Person (0.5): one word with what only a person has after it (", who", an age, "'s
+  assassin", "'s lawyers") or a killing before it ("killing Kennedy").
 - Person (0.7): one word equal to the last word of a Person found earlier in the chunk.
 - Person (0.6 / 0.5): a word before "said"/"told"; any 2-4 word Titlecase run.
 - Person (0.4): a sentence's first word followed by an age or a description ("Tal, a
@@ -53,9 +55,10 @@ organisation name; "of" after an organisation or place head, or after one word t
 is no title, office or known place: "Order of the Rising Sun", "Call of Duty"). A
 number right after a run belongs to it ("Atari 2600"). A run stops at a sentence
 that starts after an abbreviation ("the U.S. It was"). A sentence-initial
-function word ("The", "In", "He", ...) is dropped from a run. A person's title
-stays in the name, as written ("President Lincoln"): spans are the text, and
-resolution later decides whether "Lincoln" is the same entity.
+function word ("The", "In", "He", ...) is dropped from a run. An honorific stays
+in a person's name, as written ("President Lincoln", "Dr. Lee DeForest"); an office
+or rank does not ("Gov. James Thompson" names "James Thompson"), and still types
+the name a Person.
 
 What it cannot do:
 
@@ -65,7 +68,7 @@ What it cannot do:
   that merely co-occur get no edge; most stated facts use words no pattern knows.
 - No lowercase entities (diseases, chemicals, "the company").
 - No pronoun or alias resolution beyond the surname rule above.
-- Types are heuristic: a person named after "from" or "at" is typed Location;
+- Types are heuristic: a person named right after "from" or "at" is typed Location;
   a two-word product name is typed Person; a company with no suffix,
   cue or acronym shape is a Concept.
 - English only: the word lists are English.
@@ -114,7 +117,18 @@ TITLES = _words(
     "Judge Justice King Queen Prince Princess Pope Rev Reverend Father Sister Brother Rabbi "
     "Imam Sheikh Minister Premier Chancellor Mayor Secretary Ambassador Chairman Chairwoman "
     "Sir Dame Lady Lord St Saint Cardinal Bishop Archbishop Commissioner Officer Detective "
-    "Chief Deputy Attorney Speaker Dean"
+    "Chief Deputy Attorney Speaker Dean Major Maj"
+)
+#: Honorifics and styles: a form of address that CoNLL04-style annotation and common
+#: usage keep with the name ("Mr. Smith", "Dr. Lee DeForest", "President Lincoln",
+#: "Prince Norodom Sihanouk"). Every other title is an office or rank held for a while
+#: ("Gov.", "Sen.", "Ambassador", "Prime Minister"): it describes the person's post, is
+#: left out of the name's span, and still types the name a Person.
+HONORIFICS = _words(
+    "Mr Mrs Ms Miss Dr Prof Professor President Rev Reverend Father Sister Brother Rabbi "
+    "Imam Sheikh Sir Dame Lady Lord St Saint Pope King Queen Prince Princess Cardinal "
+    "Emperor Empress Duke Duchess Count Countess Earl Baron Baroness Viscount Marquess "
+    "Marquis Tsar Czar Sultan Caliph Khan Shah Pharaoh"
 )
 #: Ranks and offices that name nobody on their own: a run made only of these and
 #: connectors ("King", "Prime Minister", "Duke of") is dropped, not typed Person.
@@ -123,6 +137,8 @@ BARE_TITLES = TITLES | _words(
     "Marquis Tsar Czar Sultan Caliph Khan Shah Pharaoh Prime Vice President Minister "
     "Governor Senator Mayor Chief Executive Director Manager Coach Head Leader Commander"
 )
+#: Offices and ranks: left out of a person's span (`HONORIFICS` says why).
+_OFFICE_TITLES = BARE_TITLES - HONORIFICS
 #: Nationality and group adjectives ("American", "Soviet", "Catholic"): typed Group,
 #: never Person/Location/Organization, so the resolver never fuzzy-merges them.
 #: Written for this project from the country list below, plus common religious and
@@ -378,6 +394,22 @@ _APPOSITION = re.compile(
     r" , (?:\d{1,3} ,|(?:a|an) (?:[\w-]+ ){0,4}(?:official|leader|member|"
     r"professor|lawyer|spokesman|spokeswoman|director|chairman|president|"
     r"executive|commander|minister|officer|senator|judge)\b)"
+)
+#: After one capitalised word, what only a person has: a relative "who", an age in
+#: apposition, a killer or a lawyer ("Starr , who", "Winter , 53 ,", "Kennedy 's
+#: assassin"). Not kin ("Manon 's mother"): it types given names, and a lone given
+#: name typed Person joins a full name (`test_a_lone_given_name_...`); on Re-DocRED
+#: it took within-document merge precision under 0.95.
+_PERSON_AFTER = re.compile(
+    r"\s?,\s(?:who\b|\d{1,3}\s?,)"
+    r"|\s?['’]s\s(?:assassin|killer|murderer|assassination|killing|murder|lawyers?|"
+    r"attorneys?)\b"
+)
+#: Before one capitalised word, a killing done to it: "killing Kennedy",
+#: "the assassination of Lincoln" (the KILLED patterns read the same words).
+_KILLED_BEFORE = re.compile(
+    r"\b(?:killed|killing|assassinated|assassinating|murdered|murdering|shot|shooting|"
+    r"(?:assassination|killing|murder|slaying|assassin|killer|murderer)\s+of)\s$"
 )
 #: A verb of making before "the": "built the EDSAC", "launched the XR7".
 _MADE_BEFORE = re.compile(
@@ -731,7 +763,13 @@ class OfflineExtractor:
             end = numbered.end()
         name = text[start:end]
         words = [tokens[k].bare for k in run]
-        before = tokens[run[0] - 1].text if run[0] > 0 else ""
+        # The word right before the run: "In 1833 , Benjamin Harrison" has none, the
+        # tokens skip numbers and punctuation, so "In" is not this run's preposition.
+        before = (
+            tokens[run[0] - 1].text
+            if run[0] > 0 and text[tokens[run[0] - 1].end : start] == " "
+            else ""
+        )
         after_index = run[-1] + 1
         after = tokens[after_index].text if after_index < len(tokens) else ""
         after_gap = text[end : tokens[after_index].start] if after else ""
@@ -820,6 +858,17 @@ class OfflineExtractor:
         ):
             # "Chevron spokesman Jonathan Lifa", "an Emery employee": whose staff.
             entity_type, confidence = ORGANIZATION, 0.6
+        elif (
+            len(words) == 1
+            and words[0] not in FUNCTION_WORDS | MONTHS
+            and (
+                _PERSON_AFTER.match(text, end) is not None
+                or _KILLED_BEFORE.search(text, 0, start) is not None
+            )
+        ):
+            # "Starr , who served", "Dole 's wife", "killing Kennedy": only a person
+            # has these; a lone given name with none of them stays a Concept.
+            entity_type, confidence = PERSON, 0.5
         elif len(words) == 1 and words[0] in people_surnames:
             entity_type, confidence = PERSON, 0.7
         elif after.lower() in SPEECH_VERBS and after_gap == " ":
@@ -853,6 +902,19 @@ class OfflineExtractor:
                 defer(start, end)
             return
         if entity_type == PERSON:
+            # "Gov. James Thompson", "Prime Minister Felipe Gonzalez": the office is
+            # the person's post, not their name; an honorific stays ("Dr. Lee DeForest").
+            lead = 0
+            while (
+                lead < len(run) - 1
+                and words[lead] in _OFFICE_TITLES
+                and text[tokens[run[lead]].end : tokens[run[lead + 1]].start] == " "
+            ):
+                lead += 1
+            if lead and all(w in BARE_TITLES for w in words[lead:]):
+                lead = 0
+            start = tokens[run[lead]].start
+            name = text[start:end]
             people_surnames.add(words[-1])
         add(name, entity_type, start, end, confidence)
 

@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 from bench.conll04_scoring import (
     Scores,
+    Sentence,
     load_sentences,
     score_sentence,
     spans_from_bilou,
+    token_aligned,
 )
 
 DEV = (
@@ -81,3 +83,18 @@ def test_malformed_bilou_is_rejected(tags: list[str]) -> None:
     """Catches: a broken tag sequence silently producing a made-up gold entity."""
     with pytest.raises(ValueError, match=r"\S"):
         spans_from_bilou(tags)
+
+
+def test_token_aligned_reads_a_span_as_the_gold_tokens_it_touches() -> None:
+    """Catches: a span ending inside a token with glued punctuation ("Ethiopia" in
+    "Ethiopia.") not aligned to it, or a span on token boundaries changed."""
+    tokens = ("Cheek", "is", "in", "Addis", "Ababa", ",", "Ethiopia.")
+    sentence = Sentence(" ".join(tokens), tokens, (), ())
+    text = sentence.text
+    at = text.index("Ethiopia")
+    assert token_aligned(sentence, at, at + len("Ethiopia")) == "Ethiopia."
+    at = text.index("Addis")
+    assert token_aligned(sentence, at, at + len("Addis Ababa")) == "Addis Ababa"
+    assert token_aligned(sentence, at, at + len("Addis")) == "Addis"
+    with pytest.raises(ValueError, match="outside"):
+        token_aligned(sentence, 0, len(text) + 1)

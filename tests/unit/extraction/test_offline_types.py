@@ -61,3 +61,64 @@ def test_a_lone_given_name_mid_sentence_is_no_person_to_chain_two_people() -> No
     Rockefeller III" into one entity (Re-DocRED's chain audit)."""
     found = types("The bank was run by John D. Rockefeller III, and later David took over.")
     assert found.get("David") != "Person"
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Illinois Gov. James Thompson signed the bill.", "James Thompson"),
+        ("Prime Minister Felipe Gonzalez of Spain told reporters.", "Felipe Gonzalez"),
+        ("He met Ambassador Miller on Friday.", "Miller"),
+        ("Police Major Pramot Pansakun led the raid.", "Pramot Pansakun"),
+    ],
+)
+def test_an_office_is_left_out_of_the_persons_span(text: str, name: str) -> None:
+    """Catches: an office or rank ("Gov.", "Prime Minister") kept in a person's name,
+    so that "Gov. James Thompson" and "James Thompson" are two spellings of one name."""
+    assert types(text).get(name) == "Person"
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("In 1873 , Dr. Lee DeForest was born in Council Bluffs .", "Dr. Lee DeForest"),
+        ("They honoured President Lincoln today.", "President Lincoln"),
+        ("Ms. Carpenter 's brother spoke.", "Ms. Carpenter"),
+    ],
+)
+def test_an_honorific_stays_in_the_persons_span(text: str, name: str) -> None:
+    """Catches: a form of address ("Dr.", "Ms.", "President") cut off like an office."""
+    assert types(text).get(name) == "Person"
+
+
+def test_a_preposition_types_only_the_run_right_after_it() -> None:
+    """Catches: "In 1833 , Benjamin Harrison" typing the person a Location, the
+    preposition read across the year and comma the tokens skip."""
+    found = types("In 1833 , Benjamin Harrison was born in North Bend , Ohio .")
+    assert found.get("Benjamin Harrison") == "Person"
+    assert found.get("North Bend") == "Location"
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("In court Starr , who served as counselor , was named.", "Starr"),
+        ("Both Winter , 53 , and his aide are known.", "Winter"),
+        ("One of Warner 's lawyers confirmed it .", "Warner"),
+        ("The commission found he acted alone in killing Kennedy .", "Kennedy"),
+        ("The code was found 11 days after the assassination of Lincoln .", "Lincoln"),
+    ],
+)
+def test_one_word_is_a_person_where_only_a_person_fits(text: str, name: str) -> None:
+    """Catches: a lone surname with a relative "who", an age, kin or a killing
+    around it left a Concept, so no person and no KILLED edge."""
+    assert types(text).get(name) == "Person"
+
+
+def test_one_word_without_a_persons_cue_stays_no_person() -> None:
+    """Catches: the cues above widened to any lone word ("Later", a place, a month)."""
+    found = types("They met in April at Greenville, and Kennedy spoke later.")
+    assert found.get("Kennedy") != "Person"
+    assert found.get("April") != "Person"
+    # Kin types given names, which then join a full name in consolidation.
+    assert types("In Paris , Manon 's mother arrived .").get("Manon") != "Person"

@@ -49,7 +49,7 @@ def edges(text: str) -> set[tuple[str, str, str]]:
         ),
         (
             "He spoke with New Jersey Gov. Thomas Kean on Friday.",
-            ("Gov. Thomas Kean", "New Jersey", "LIVES_IN"),
+            ("Thomas Kean", "New Jersey", "LIVES_IN"),
         ),
         (
             "Aid reached people in Bugesera in the southeastern part of Rwanda.",
@@ -78,7 +78,7 @@ def edges(text: str) -> set[tuple[str, str, str]]:
         ),
         (
             "Mayor Arthur Lyle was shot by Peter Brand outside the hall.",
-            ("Peter Brand", "Mayor Arthur Lyle", "KILLED"),
+            ("Peter Brand", "Arthur Lyle", "KILLED"),
         ),
         (
             "After the assassination of Arthur Lyle by Peter Brand, the town mourned.",
