@@ -160,7 +160,8 @@ DEMONYMS = _words(
     "Christian Christians Catholic Catholics Protestant Protestants Buddhist Hindu Sikh "
     "Republican Republicans Democrat Democrats Democratic Communist Communists Socialist "
     "Conservative Liberal Nazi Nazis Sunni Shia Shiite Orthodox Byzantine Ottoman Anglo "
-    "Hispanic Latino Caucasian Celtic Norman Saxon Viking Mughal Han Manchu"
+    "Hispanic Latino Caucasian Celtic Norman Saxon Viking Mughal Han Manchu Arabic Hebrew "
+    "Hindi Urdu Farsi Swahili Mandarin Cantonese"
 )
 ORG_KEYWORDS = _words(
     "Inc Incorporated Corp Corporation Co Company Companies Ltd Limited LLC LLP PLC Plc GmbH "
@@ -309,12 +310,18 @@ _TOKEN = re.compile(r"[^\W\d_][\w'’\-]*(?:\.[^\W\d_]+)*\.?|&")
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DATE = re.compile(
     rf"\b(?:(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:\s*,\s*\d{{4}})?"
-    rf"|\d{{1,2}}\s+(?:{_MONTH})\.?(?:\s+\d{{4}})?"
+    # "26 Apr 94": a wire dateline's two-digit year, not a count ("5 May 20 people").
+    rf"|\d{{1,2}}\s+(?:{_MONTH})\.?(?:\s+\d{{4}}|\s+\d{{2}}(?!\d|\s+[a-z]{{2}}))?"
     rf"|(?:{_MONTH})\.?\s+\d{{4}}"
     rf"|(?:{'|'.join(sorted(WEEKDAYS))})"
     r"|(?<![\d$.,])(?:1[5-9]\d\d|20\d\d)(?![\d,.]\d)"
     # Not a year: a season ("1983–84"), a clock time ("1700 GMT").
     r"(?!\s?[–-]\s?\d\d(?!\d))(?!\s*(?:GMT|UTC|EST|EDT|CET|hours|hrs)\b))\b"
+)
+#: A clock time with its zone or half of the day: "0400 GMT", "2 a.m. EST", "1:50 p.m.".
+_TIME = re.compile(
+    r"(?<![\w.])(?:\d{4}\s?(?:GMT|UTC)"
+    r"|\d{1,2}(?:\s?:\s?\d\d)?\s?(?:a\.m\.?|p\.m\.?)(?:\s(?:[ECMP][SD]T|GMT|UTC)\b)?)"
 )
 #: A year-shaped number after a ticker or code is an identifier: "TSE 1503".
 _CODE_BEFORE = re.compile(r"(?<![\w.])(?!(?:AD|BC|BCE|CE)\s)[A-Z]{2,6}\s$")
@@ -439,8 +446,13 @@ class _Found:
     confidence: float
 
 
+#: A wire service's reference code ("PA2904034294", "AU0202111694"): letters, then
+#: five or more digits. It is no word of a name, so it ends a run and starts none.
+_REFERENCE_CODE = re.compile(r"^[A-Z]{1,4}\d{5,}$")
+
+
 def _is_capitalised(token: str) -> bool:
-    return token[:1].isupper()
+    return token[:1].isupper() and _REFERENCE_CODE.match(token) is None
 
 
 def _tokens(text: str) -> list[_Token]:
@@ -668,6 +680,7 @@ class OfflineExtractor:
         for pattern, entity_type in (
             (_MONEY, MONEY),
             (_PERCENT, PERCENT),
+            (_TIME, DATE),
             (_DECADE, DATE),
             (_DATE, DATE),
             (_NUMBER, NUMBER),
@@ -795,6 +808,20 @@ class OfflineExtractor:
                 text, tokens, run[title_at:], starts, people_surnames, free, add, defer
             )
             return
+        place_words = _dateline_place(text, tokens, run)
+        if place_words:
+            # "Moscow INTERFAX", "Paris Radio Monte Carlo in Arabic": a wire report's
+            # place, then the agency, paper or station that filed it.
+            self._classify_run(
+                text, tokens, run[:place_words], starts, people_surnames, free, add, defer
+            )
+            source = run[place_words:]
+            if all(tokens[k].text.isupper() for k in source):
+                source_start, source_end = tokens[source[0]].start, tokens[source[-1]].end
+                add(text[source_start:source_end], ORGANIZATION, source_start, source_end, 0.6)
+            else:
+                self._classify_run(text, tokens, source, starts, people_surnames, free, add, defer)
+            return
         before_of = tokens[run[0] - 2].text.lower() if run[0] > 1 else ""
         if len(words) == 1 and words[0] in DEMONYMS:
             entity_type, confidence = GROUP, 0.8
@@ -811,7 +838,10 @@ class OfflineExtractor:
             entity_type, confidence = PERSON, 0.9
         elif (
             any(w in ORG_KEYWORDS for w in words[1:])
-            or (len(words) > 1 and words[0] in {"University", "Bank", "Ministry", "Department"})
+            or (
+                len(words) > 1
+                and words[0] in {"University", "Bank", "Ministry", "Department", "Radio"}
+            )
             or (len(words) > 2 and words[0] in ORG_KEYWORDS and words[1] in {"of", "for", "on"})
         ):
             # "Institute of Mechanics", "Union of Democratic Forces": a body of something.
@@ -928,6 +958,28 @@ def _dateline(text: str, tokens: list[_Token], run: list[int], after_gap: str) -
         and len(tokens[run[0]].bare) > 2
         and after_gap.strip() in (",", "(")
     )
+
+
+#: "... in Arabic 1700 GMT": the language a wire report was filed in.
+_FILED_IN = re.compile(r" in [A-Z][a-z]+\b")
+
+
+def _dateline_place(text: str, tokens: list[_Token], run: list[int]) -> int:
+    """How many leading words of `run` are a place that a news source's name follows
+    ("Moscow MOSKOVSKIY KOMSOMOLETS", "Panama City ACAN", "Paris Radio Monte Carlo"
+    before "in Arabic"); 0 when the run is not a place and a source."""
+    words = [tokens[k].bare for k in run]
+    for cut in range(len(run) - 1, 0, -1):  # the longest place: "Guatemala City"
+        place = " ".join(words[:cut])
+        city = cut > 1 and words[cut - 1] == "City" and " ".join(words[: cut - 1]) in KNOWN_PLACES
+        if not (place in KNOWN_PLACES or place in WORLD_CITIES or city):
+            continue
+        rest = run[cut:]
+        capitals = all(tokens[k].text.isupper() and len(tokens[k].bare) > 1 for k in rest)
+        filed = _FILED_IN.match(text, tokens[run[-1]].end)
+        if capitals or (filed is not None and filed.group().split()[1] in DEMONYMS):
+            return cut
+    return 0
 
 
 def _place_follows(tokens: list[_Token], index: int) -> bool:

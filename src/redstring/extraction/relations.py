@@ -10,7 +10,8 @@ alone is never taken for a fact.
   chairman"; organisation Y, a role ("spokesman", "Commander"), person X; Y ", led
   by" X.
 - LOCATED_IN (an organisation's seat): organisation X " in" / " of" / ", based in" /
-  " headquarters in" place Y; "Y-based X"; "Y 's X"; a dateline "Y ( X )".
+  " headquarters in" place Y; "Y-based X"; "Y 's X"; a dateline "Y ( X )"; a wire
+  report's place and source ("Moscow INTERFAX").
 - LIVES_IN: person X ", of" / ", a native of" / " lives in" place Y; X ", a" Y
   " businessman"; place Y, an occupation or office, person X ("Atlanta businessman
   X", "New Jersey Gov. X").
@@ -125,7 +126,9 @@ _ORG_IN = re.compile(
     r"^(?:\s*,\s*)?\s+(?:in|of|from|in\s+nearby|based\s+in|headquartered\s+in|"
     r"(?:with\s+)?headquarters\s+in(?:\s+nearby)?|in\s+the)\s+$"
 )
-_IN_ORG = re.compile(r"^(?:\s*'s\s+|-based\s+|\s*\(\s*)$")
+#: "Y 's X", "Y-based X", a dateline "Y ( X )"; a single space only between a place
+#: and a source the extractor split apart ("Moscow INTERFAX", "Paris Radio Monte Carlo").
+_IN_ORG = re.compile(r"^(?:\s*'s\s+|-based\s+|\s*\(\s*| )$")
 _BORN_IN = re.compile(rf"^\s*,?\s*{_AGE}(?:who\s+)?(?:was\s+)?born\b(?:[^.;]{{0,40}}?,)?\s+in\s+$")
 _LIVES_IN = re.compile(
     rf"^(?:\s*,\s*{_AGE}(?:of|from|a\s+native\s+of|a\s+resident\s+of)"

@@ -122,3 +122,40 @@ def test_one_word_without_a_persons_cue_stays_no_person() -> None:
     assert found.get("April") != "Person"
     # Kin types given names, which then join a full name in consolidation.
     assert types("In Paris , Manon 's mother arrived .").get("Manon") != "Person"
+
+
+def test_a_wire_reports_source_line_is_a_place_a_source_a_time_and_a_date() -> None:
+    """Catches: a reference code, place and agency read as one name
+    ("LD1205101094 Madrid EFE"), a time as a year, a two-digit year dropped."""
+    found = types("LD1205101094 Madrid EFE in Spanish 1015 GMT 12 May 94")
+    assert found.get("Madrid") == "Location"
+    assert found.get("EFE") == "Organization"
+    assert found.get("1015 GMT") == "Date"
+    assert found.get("12 May 94") == "Date"
+    assert not any(name.startswith("LD1205101094") for name in found)
+    station = types("LD1205101094 Rome Radio Vaticana Network in Italian 1015 GMT")
+    assert station.get("Rome") == "Location"
+    assert station.get("Radio Vaticana Network") == "Organization"
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "entity_type"),
+    [
+        ("Temperatures at 2 a.m. EST fell.", "2 a.m. EST", "Date"),
+        ("Tokyo NIKKAN SPORTS reported it.", "NIKKAN SPORTS", "Organization"),
+        ("Tokyo NIKKAN SPORTS reported it.", "Tokyo", "Location"),
+    ],
+)
+def test_times_and_a_capitals_source_after_its_place(
+    text: str, name: str, entity_type: str
+) -> None:
+    """Catches: a clock time left a number, a paper's name in capitals joined to
+    its city."""
+    assert types(text).get(name) == entity_type
+
+
+def test_a_day_and_month_before_a_count_takes_no_two_digit_year() -> None:
+    """Catches: "5 May 20 people" read as the date "5 May 20"."""
+    found = types("On 5 May 20 people were hurt.")
+    assert found.get("5 May") == "Date"
+    assert "5 May 20" not in found

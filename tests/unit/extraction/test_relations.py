@@ -65,6 +65,10 @@ def edges(text: str) -> set[tuple[str, str, str]]:
         ),
         ("He visited Aiken, S.C., last year.", ("Aiken", "S.C.", "LOCATED_IN")),
         (
+            "LD1205101094 Madrid EFE in Spanish 1015 GMT 12 May 94",
+            ("EFE", "Madrid", "LOCATED_IN"),
+        ),
+        (
             "The author Mary Ellen Stone was born in Boise on June 3, 1950.",
             ("Mary Ellen Stone", "Boise", "BORN_IN"),
         ),
