@@ -129,7 +129,7 @@ _ORG_IN = re.compile(
 #: "Y 's X", "Y-based X", a dateline "Y ( X )"; a single space only between a place
 #: and a source the extractor split apart ("Moscow INTERFAX", "Paris Radio Monte Carlo").
 _IN_ORG = re.compile(r"^(?:\s*'s\s+|-based\s+|\s*\(\s*| )$")
-_BORN_IN = re.compile(rf"^\s*,?\s*{_AGE}(?:who\s+)?(?:was\s+)?born\b(?:[^.;]{{0,40}}?,)?\s+in\s+$")
+_BORN_IN = re.compile(rf"^\s*,?\s*{_AGE}(?:who\s+)?(?:was\s+)?born\b(?:[^;]{{0,40}}?,)?\s+in\s+$")
 _LIVES_IN = re.compile(
     rf"^(?:\s*,\s*{_AGE}(?:of|from|a\s+native\s+of|a\s+resident\s+of)"
     r"|\s+(?:(?:is|was)\s+a\s+native\s+of|lives\s+in|lived\s+in|who\s+lives\s+in|of))\s+$"

@@ -96,7 +96,7 @@ def test_a_preposition_types_only_the_run_right_after_it() -> None:
     preposition read across the year and comma the tokens skip."""
     found = types("In 1833 , Benjamin Harrison was born in North Bend , Ohio .")
     assert found.get("Benjamin Harrison") == "Person"
-    assert found.get("North Bend") == "Location"
+    assert found.get("North Bend , Ohio") == "Location"
 
 
 @pytest.mark.parametrize(
@@ -159,3 +159,15 @@ def test_a_day_and_month_before_a_count_takes_no_two_digit_year() -> None:
     found = types("On 5 May 20 people were hurt.")
     assert found.get("5 May") == "Date"
     assert "5 May 20" not in found
+
+
+def test_a_birthplace_town_and_state_are_one_place() -> None:
+    """Catches: "born in Lubbock , Texas" split in two (the birthplace is the town of
+    that state), or any other "town , state" joined."""
+    found = types("In 1936 , the singer Buddy Holly was born in Lubbock , Texas .")
+    assert found.get("Lubbock , Texas") == "Location"
+    found = types("Norton Simon was born on Feb. 5 , 1907 , in Portland , Ore. , and left.")
+    assert found.get("Portland , Ore.") == "Location"
+    apart = types("The reactors at the plant in Aiken , S.C. , were shut .")
+    assert apart.get("Aiken") == "Location"
+    assert apart.get("S.C.") == "Location"

@@ -73,6 +73,14 @@ def edges(text: str) -> set[tuple[str, str, str]]:
             ("Mary Ellen Stone", "Boise", "BORN_IN"),
         ),
         (
+            "In 1830 , poet Emily Dickinson was born in Amherst , Mass.",
+            ("Emily Dickinson", "Amherst , Mass.", "BORN_IN"),
+        ),
+        (
+            "Norton Simon was born on Feb. 5 , 1907 , in Portland , Ore. , and left.",
+            ("Norton Simon", "Portland , Ore.", "BORN_IN"),
+        ),
+        (
             "The winner, John Smith, 41, of Millinocket, was not at home.",
             ("John Smith", "Millinocket", "LIVES_IN"),
         ),
