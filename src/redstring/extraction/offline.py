@@ -6,8 +6,9 @@ What it finds, per chunk, with the rule that fires first:
   small words and numbers included, when every longer word is capitalised.
 - Money (0.9): `$`/`€`/`£` amounts, "N million dollars".
 - Percent (0.9): "20 %", "3.5 percent".
-- Date (0.9): decades and centuries ("the 1960s", "the early 20th century"), month
-  with day and/or year, weekdays, standalone years 1500-2099.
+- Date (0.9): clock times ("0400 GMT", "2 a.m. EST"), decades and centuries ("the
+  1960s", "the early 20th century"), month with day and/or year ("26 Apr 94" too),
+  weekdays, standalone years 1500-2099.
 - Number (0.9): digits ("6,000", "40", "2.5 million") and spelled counts ("two",
   "forty-one"; not "one", which is mostly a pronoun), with a unit that follows
   ("four years", "66 km", "three - year"); not a rank ("number 9", "top 40"), a page
@@ -25,13 +26,17 @@ What it finds, per chunk, with the rule that fires first:
 - Location (0.8): a run ending in Street, River, Plant, County, District, Forest, ...;
   a capital or large city by name (Moscow, Dallas).
 - Location (0.7): a news dateline's capitalised place ("DAYTON, Ohio (AP)").
+- Location, then Organization (0.6): a wire report's place and source ("Moscow
+  INTERFAX", "Paris Radio Monte Carlo in Arabic"); a reference code
+  ("PA2904034294") is no word of a name.
 - Concept (0.5): an acronym made or built ("Wilkes built the EDSAC").
 - Location (0.6): a run after "in", "at", "near", "from", ..., or "north of" /
   "town of", or before ", <known place>" ("Aiken, S.C.").
 - Organization (0.6): a lone ALL-CAPS word of 2-6 letters, or dotted (U.N.).
 - Location (0.6): a run after "<person> of" ("Brian Michaud of Millinocket") or
   "native of".
-- Organization (0.6): a run before a staff noun ("Chevron spokesman", "an Emery
+- Organization (0.6): a run after "<place>-based" ("the Frankfurt-based
+  Commerzbank"); a run before a staff noun ("Chevron spokesman", "an Emery
   employee"); "Institute of ...", "Union of ..." (a body keyword, then "of").
 - Person (0.5): one word with what only a person has after it (", who", an age, "'s
   assassin", "'s lawyers") or a killing before it ("killing Kennedy").
@@ -45,6 +50,8 @@ What it finds, per chunk, with the rule that fires first:
   does and has several words, or one word the sentence defines ("Odessa is a ...").
 - A single word opening a sentence is a name when the chunk names it elsewhere
   ("Villanova is small ... at Villanova"), with that name's type.
+- A birthplace "town , state" after "born in" is one Location ("born in Lubbock ,
+  Texas"); elsewhere the two stay apart.
 - A year next to an event's name joins it: "2010 Winter Olympics", "Eurovision Song
   Contest 2009" (Concept).
 
@@ -199,8 +206,10 @@ FUNCTION_WORDS = _words(
 _HEADED_CONNECTORS = _words("of for the")
 PLACE_HEADS = _words(
     "Palace Gulf Bay Sea Lake River Mount Cape Isle Islands Republic Kingdom State States "
-    "Province County City Port Strait Valley Plant Bank Coast"
+    "Province County City Port Strait Valley Plant Bank Coast District"
 )
+#: First words that make a run a place: "Lake Constance", "Fort Bend", "San Gabriel".
+_PLACE_FIRST_WORDS = _words("Lake Mount Mt Fort Ft Cape Port Sierra Santa San Puerto Rio")
 #: Last words that make a run a place: "Nelson Street", "Savannah River Plant".
 PLACE_KEYWORDS = _words(
     "Street St Avenue Ave Road Rd Boulevard Blvd Highway Lane Drive River Lake Mountain "
@@ -276,6 +285,10 @@ KNOWN_PLACES = _words(
         "Middle East",
         "Puerto Rico",
         "Sierra Leone",
+        "West Germany",
+        "East Germany",
+        "North Vietnam",
+        "South Vietnam",
     ]
 )
 #: Capitals and large cities, written for this project from general knowledge: a lone
@@ -455,6 +468,10 @@ def _is_capitalised(token: str) -> bool:
     return token[:1].isupper() and _REFERENCE_CODE.match(token) is None
 
 
+_BASED_BEFORE = re.compile(r"\w-based\s$")
+_GLUED_SUFFIX = re.compile(r"([A-Z][\w'’.]*?)-(?:based|born)")
+
+
 def _tokens(text: str) -> list[_Token]:
     """Word tokens; a trailing period is kept only on abbreviations and initials."""
     out: list[_Token] = []
@@ -469,6 +486,10 @@ def _tokens(text: str) -> list[_Token]:
         )
         if word.endswith(".") and not keep_period:
             word, end = bare, end - (len(word) - len(bare))
+        glued = _GLUED_SUFFIX.fullmatch(word)
+        if glued is not None:
+            # "Frankfurt-based", "Texas-born": the place, then a lowercase word.
+            word, end = glued.group(1), start + len(glued.group(1))
         out.append(_Token(word, start, end))
     return out
 
@@ -795,15 +816,25 @@ class OfflineExtractor:
             (k for k, w in enumerate(words) if k > 0 and w in TITLES and k + 1 < len(words)),
             None,
         )
-        prefix = " ".join(words[:title_at]) if title_at is not None else ""
+        # "Deputy U.S. Ambassador X": offices before the place are the person's too.
+        lead = 0
+        while title_at is not None and lead < title_at - 1 and words[lead] in _OFFICE_TITLES:
+            lead += 1
+        prefix = " ".join(words[lead:title_at]) if title_at is not None else ""
         if (
             title_at is not None
             and words[title_at + 1][:1].isupper()
-            and (prefix in KNOWN_PLACES or f"{prefix}." in KNOWN_PLACES or prefix.isupper())
+            and (
+                prefix in KNOWN_PLACES
+                or f"{prefix}." in KNOWN_PLACES
+                or prefix.isupper()
+                or prefix in DEMONYMS
+            )
         ):
-            # "Illinois Gov. James Thompson": a place or body, then a titled person.
+            # "Illinois Gov. James Thompson", "Mongolian Prime P. Jasray": a place,
+            # body or nationality, then a titled person.
             self._classify_run(
-                text, tokens, run[:title_at], starts, people_surnames, free, add, defer
+                text, tokens, run[lead:title_at], starts, people_surnames, free, add, defer
             )
             self._classify_run(
                 text, tokens, run[title_at:], starts, people_surnames, free, add, defer
@@ -849,6 +880,12 @@ class OfflineExtractor:
             entity_type, confidence = ORGANIZATION, 0.85
         elif len(words) > 1 and words[-1] in PLACE_KEYWORDS:
             entity_type, confidence = LOCATION, 0.8
+        elif len(words) > 1 and (
+            words[0] in _PLACE_FIRST_WORDS or (words[0] in PLACE_HEADS and words[1] == "of")
+        ):
+            # "Lake Constance", "Fort Bend", "Sierra Nevada"; "Sea of Japan",
+            # "District of Columbia": a place's kind, then its name.
+            entity_type, confidence = LOCATION, 0.7
         elif len(words) == 1 and words[0] in SINGLE_WORD_ORGS:
             entity_type, confidence = ORGANIZATION, 0.85
         elif name in WORLD_CITIES or name.title() in WORLD_CITIES:
@@ -881,6 +918,9 @@ class OfflineExtractor:
         ):
             # "Brian Michaud of Millinocket": a person, then the town they are from.
             entity_type, confidence = LOCATION, 0.6
+        elif _BASED_BEFORE.search(text, max(0, start - 12), start) is not None:
+            # "the Frankfurt-based Commerzbank": what is based somewhere is a body.
+            entity_type, confidence = ORGANIZATION, 0.6
         elif (
             after.lower() in _STAFF_NOUNS
             and after_gap == " "
@@ -897,7 +937,7 @@ class OfflineExtractor:
                 or _KILLED_BEFORE.search(text, 0, start) is not None
             )
         ):
-            # "Starr , who served", "Dole 's wife", "killing Kennedy": only a person
+            # "Starr , who served", "Kennedy 's assassin", "killing Kennedy": only a person
             # has these; a lone given name with none of them stays a Concept.
             entity_type, confidence = PERSON, 0.5
         elif len(words) == 1 and words[0] in people_surnames:

@@ -8,20 +8,22 @@ alone is never taken for a fact.
 - WORKS_FOR: person X ", director of the" / ", an executive with" / ", a" / " of
   (the)" / " at the" / " founded (the)" / " 's" organisation Y; X ", " Y " 's
   chairman"; organisation Y, a role ("spokesman", "Commander"), person X; Y ", led
-  by" X.
+  by" X; "the deputy secretary of the" Y ", " X.
 - LOCATED_IN (an organisation's seat): organisation X " in" / " of" / ", based in" /
   " headquarters in" place Y; "Y-based X"; "Y 's X"; a dateline "Y ( X )"; a wire
-  report's place and source ("Moscow INTERFAX").
+  report's place and source ("Moscow INTERFAX"); X ", a" Y " construction firm".
 - LIVES_IN: person X ", of" / ", a native of" / " lives in" place Y; X ", a" Y
   " businessman"; place Y, an occupation or office, person X ("Atlanta businessman
-  X", "New Jersey Gov. X").
-- BORN_IN: person X ", born in" / " was born (on <date>,) in" place Y.
+  X", "New Jersey Gov. X", "Illinois born X").
+- BORN_IN: person X ", born in" / " was born (on <date>,) in" place Y, also after an
+  apposition (X ", the 31st president of the United States , was born in" Y).
 - LOCATED_IN (a place in a place): X ", " known place Y ("Aiken, S.C."); X " in
   (northern)" Y; X " in the southeastern part of" Y; X ", the capital of" / ", an
   island nation in the" Y; "Y 's X".
 - KILLED: person X " killed" / ", who assassinated" / " was convicted of murdering"
   person Y (not when the verb is passive: "Y was shot and ... X"); Y " was shot by"
-  X; "Y 's assassin X"; "the assassination of Y by X".
+  X; "Y 's assassin X", "Y assassin X"; "the assassination of Y by X"; X " in the
+  assassination of" Y.
 
 A person or organisation placed in one member of a comma-joined place ("of Bethany,
 Conn.", "BANGKOK, Thailand (AP)") is placed in every member.
@@ -87,7 +89,7 @@ _ADJ = r"(?:[a-z][\w'-]*\s+)"
 _AGE = r"(?:\d{1,3}\s*,\s*)?"
 _WORKS_FOR_PO = re.compile(
     rf"^(?:\s*,\s*{_AGE}(?:(?:a|an|the|another|former|who\s+is\s+(?:a|an|the))\s+)?"
-    rf"{_ADJ}{{0,5}}(?:of|for|with|at|in)\s+(?:the\s+)?"
+    rf"{_ADJ}{{0,7}}(?:of|for|with|at|in)\s+(?:the\s+)?"
     rf"|\s*,\s*{_AGE}(?:a|an|the|another)\s+{_ADJ}{{0,2}}"
     r"|\s+(?:of|at)\s+(?:the\s+)?"
     rf"|\s+(?:(?:is|was)\s+(?:a\s+)?)?(?:member|employee|head|director|president|chairman)"
@@ -114,7 +116,10 @@ _PLACE_ROLE = (
     r"resident|native|student|artist|poet|composer|singer|actor|actress|banker|merchant|"
     rf"{_ROLES})"
 )
-_LOC_ROLE_PERSON = re.compile(rf"^\s*(?:'s\s+)?(?:[a-z-]+\s+)?{_PLACE_ROLE}\s+$", re.IGNORECASE)
+_LOC_ROLE_PERSON = re.compile(
+    rf"^(?:\s*(?:'s\s+)?(?:[a-z-]+\s+)?{_PLACE_ROLE}|\s?-?\s?born(?:\s+[a-z-]+)?)\s+$",
+    re.IGNORECASE,
+)
 #: A person named with an office a place elects or sends: "New Jersey Gov. Thomas Kean".
 _OFFICE_NAME = re.compile(
     r"^(?:Gov|Governor|Sen|Senator|Rep|Ambassador|President|Premier|Mayor|Prime\s+Minister)"
@@ -122,6 +127,15 @@ _OFFICE_NAME = re.compile(
 )
 _ROLE_AFTER = re.compile(rf"^\s+(?:[a-z-]+\s+)?{_PLACE_ROLE}\b", re.IGNORECASE)
 _A_BEFORE = re.compile(r"(?:^|\s),\s*(?:a|an|the)\s+$")
+#: "the deputy secretary of the Foreign Ministry , Datuk Abdul Halim Ali": the person
+#: in apposition holds the role of the body named before.
+_ROLE_OF_BEFORE = re.compile(rf"\b{_ROLES}\s+(?:of|for|at|with)\s+(?:the\s+)?$", re.IGNORECASE)
+#: "Sun Hung Kai Properties , a Hong Kong construction firm": a body and its place.
+_FIRM_AFTER = re.compile(
+    r"^\s+(?:[a-z-]+\s+){0,2}(?:firm|company|corporation|bank|group|agency|newspaper|"
+    r"airline|carrier|manufacturer|maker|producer|retailer|chain|network|station|"
+    r"university|college|institute|party|organization|organisation)\b"
+)
 _ORG_IN = re.compile(
     r"^(?:\s*,\s*)?\s+(?:in|of|from|in\s+nearby|based\s+in|headquartered\s+in|"
     r"(?:with\s+)?headquarters\s+in(?:\s+nearby)?|in\s+the)\s+$"
@@ -129,7 +143,11 @@ _ORG_IN = re.compile(
 #: "Y 's X", "Y-based X", a dateline "Y ( X )"; a single space only between a place
 #: and a source the extractor split apart ("Moscow INTERFAX", "Paris Radio Monte Carlo").
 _IN_ORG = re.compile(r"^(?:\s*'s\s+|-based\s+|\s*\(\s*| )$")
-_BORN_IN = re.compile(rf"^\s*,?\s*{_AGE}(?:who\s+)?(?:was\s+)?born\b(?:[^;]{{0,40}}?,)?\s+in\s+$")
+#: "X was born in Y", "X , 76 , born in Y", "X , the 31st president of Z , was born in Y".
+_BORN_IN = re.compile(
+    rf"^(?:\s*,\s*(?:the|a|an)\s[^,;()]{{1,60}}?)?"
+    rf"\s*,?\s*{_AGE}(?:who\s+)?(?:was\s+)?born\b(?:[^;]{{0,40}}?,)?\s+in\s+$"
+)
 _LIVES_IN = re.compile(
     rf"^(?:\s*,\s*{_AGE}(?:of|from|a\s+native\s+of|a\s+resident\s+of)"
     r"|\s+(?:(?:is|was)\s+a\s+native\s+of|lives\s+in|lived\s+in|who\s+lives\s+in|of))\s+$"
@@ -148,7 +166,7 @@ _KILL_ACTIVE = re.compile(
     r"^\s*,?\s*(?:who\s+)?(?:[a-z,-]+\s+){0,8}?"
     r"(?:killed|assassinated|murdered|shot|assassinating|murdering|killing|shoots|"
     r"stabbed|strangled|slew|assassin\s+of|killer\s+of|murderer\s+of|"
-    r"(?:convicted|accused|suspected)\s+of)\s+"
+    r"(?:convicted|accused|suspected)\s+of|in\s+the\s+(?:assassination|killing|murder)\s+of)\s+"
     r"(?:[a-z-]+\s+){0,6}$"
 )
 _KILL_PASSIVE = re.compile(
@@ -160,7 +178,8 @@ _KILL_PASSIVE = re.compile(
 _PASSIVE_KILL_WORDS = re.compile(
     r"\b(?:was|were|been|being)\s+(?:\w+\s+)?(?:killed|assassinated|murdered|shot|stabbed)\b"
 )
-_ASSASSIN_OF = re.compile(r"^\s*'s\s+(?:assassin|killer|murderer)\s*,?\s+$")
+#: "Y 's assassin X", "Y assassin X": the second killed the first.
+_ASSASSIN_OF = re.compile(r"^\s*(?:'s\s+)?(?:assassin|killer|murderer)\s*,?\s+$")
 _KILLING_OF_BEFORE = re.compile(r"(?:assassination|killing|murder|slaying)\s+of\s+$")
 _BY = re.compile(r"^\s+by\s+$")
 #: A sentence ends, or a paragraph: a single newline only wraps a line.
@@ -250,10 +269,18 @@ def _pair_rules(
     elif (
         pair == (ORGANIZATION, PERSON)
         and not between
-        and (_WORKS_FOR_OP.match(gap) or _LED_BY.match(gap))
+        and (
+            _WORKS_FOR_OP.match(gap)
+            or _LED_BY.match(gap)
+            or (_COMMA.match(gap) and _ROLE_OF_BEFORE.search(before))
+        )
     ):
         emit(right, left, WORKS_FOR)
-    elif pair == (ORGANIZATION, LOCATION) and not between and _ORG_IN.match(gap):
+    elif (
+        pair == (ORGANIZATION, LOCATION)
+        and not between
+        and (_ORG_IN.match(gap) or (_A_BEFORE.search(gap) and _FIRM_AFTER.match(after)))
+    ):
         emit(left, right, LOCATED_IN)
     elif pair == (LOCATION, ORGANIZATION) and not between and _IN_ORG.match(gap):
         emit(right, left, LOCATED_IN)

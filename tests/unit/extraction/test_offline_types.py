@@ -171,3 +171,34 @@ def test_a_birthplace_town_and_state_are_one_place() -> None:
     apart = types("The reactors at the plant in Aiken , S.C. , were shut .")
     assert apart.get("Aiken") == "Location"
     assert apart.get("S.C.") == "Location"
+
+
+def test_a_place_glued_to_based_or_born_is_a_place_and_what_follows_a_body() -> None:
+    """Catches: "Frankfurt-based Commerzbank" read as one two-word Person, or
+    "Texas-born" as one Concept."""
+    found = types("They sued the Frankfurt-based Commerzbank today.")
+    assert found.get("Frankfurt") == "Location"
+    assert found.get("Commerzbank") == "Organization"
+    assert types("The Texas-born singer left.").get("Texas") == "Location"
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("The wreck lies below Lake Constance today.", "Lake Constance"),
+        ("Flooding reached Fort Bend and Galveston .", "Fort Bend"),
+        ("Dumping in the Sea of Japan went on .", "Sea of Japan"),
+        ("His colleague on the District of Columbia circuit left .", "District of Columbia"),
+        ("A dealer at a bank in Frankfurt , West Germany , said so .", "West Germany"),
+    ],
+)
+def test_a_places_kind_before_its_name_makes_a_place(text: str, name: str) -> None:
+    """Catches: "Lake Constance" typed a two-word Person, "Sea of Japan" a Concept."""
+    assert types(text).get(name) == "Location"
+
+
+def test_offices_before_a_place_and_a_titled_person_are_the_persons() -> None:
+    """Catches: "Deputy U.S. Ambassador Herbert S. Okun" kept as one Person."""
+    found = types("Deputy U.S. Ambassador Herbert S. Okun announced it .")
+    assert found.get("U.S.") == "Location"
+    assert found.get("Herbert S. Okun") == "Person"

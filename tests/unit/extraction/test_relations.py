@@ -77,6 +77,38 @@ def edges(text: str) -> set[tuple[str, str, str]]:
             ("Emily Dickinson", "Amherst , Mass.", "BORN_IN"),
         ),
         (
+            "Anna Berg , the first mayor of the town , was born in Boise .",
+            ("Anna Berg", "Boise", "BORN_IN"),
+        ),
+        (
+            "The town feared Arthur Lyle assassin Peter Brand for years .",
+            ("Peter Brand", "Arthur Lyle", "KILLED"),
+        ),
+        (
+            "Four men conspired with Peter Brand in the assassination of Arthur Lyle .",
+            ("Peter Brand", "Arthur Lyle", "KILLED"),
+        ),
+        (
+            "As a young man , Texas born Peter Brand was an actor .",
+            ("Peter Brand", "Texas", "LIVES_IN"),
+        ),
+        (
+            "He met the deputy secretary of the Acme Foundation , Peter Brand , on Monday .",
+            ("Peter Brand", "Acme Foundation", "WORKS_FOR"),
+        ),
+        (
+            "They sued the Frankfurt-based Commerzbank today.",
+            ("Commerzbank", "Frankfurt", "LOCATED_IN"),
+        ),
+        (
+            "Globex Holdings , a Hong Kong construction firm , bought it .",
+            ("Globex Holdings", "Hong Kong", "LOCATED_IN"),
+        ),
+        (
+            "Jane Miller , vice for development of new products at Acme Corp. , said so .",
+            ("Jane Miller", "Acme Corp.", "WORKS_FOR"),
+        ),
+        (
             "Norton Simon was born on Feb. 5 , 1907 , in Portland , Ore. , and left.",
             ("Norton Simon", "Portland , Ore.", "BORN_IN"),
         ),
