@@ -21,10 +21,13 @@ What it finds, per chunk, with the rule that fires first:
   (before the keywords: "Soviet Union" is no union).
 - Person (0.9): a capitalised run starting with a title (Mr, Dr, President, Sen., ...),
   unless a body's keyword follows ("General Accounting Office").
+- Organization (0.8): a numbered unit ("the 6th Fleet", "12th Brigade").
 - Organization (0.85): a run containing a suffix or keyword (Inc, Ltd, Corp, GmbH,
   University, Ministry, Party, ...), or one of a few single-word bodies (Congress, Navy).
 - Location (0.8): a run ending in Street, River, Plant, County, District, Forest, ...;
   a capital or large city by name (Moscow, Dallas).
+- Location (0.7): a place's kind, then its name ("Lake Constance", "Fort Bend"), or a
+  place head and "of" ("Sea of Japan", "District of Columbia").
 - Location (0.7): a news dateline's capitalised place ("DAYTON, Ohio (AP)").
 - Location, then Organization (0.6): a wire report's place and source ("Moscow
   INTERFAX", "Paris Radio Monte Carlo in Arabic"); a reference code
@@ -39,7 +42,8 @@ What it finds, per chunk, with the rule that fires first:
   Commerzbank"); a run before a staff noun ("Chevron spokesman", "an Emery
   employee"); "Institute of ...", "Union of ..." (a body keyword, then "of").
 - Person (0.5): one word with what only a person has after it (", who", an age, "'s
-  assassin", "'s lawyers") or a killing before it ("killing Kennedy").
+  assassin", "'s lawyers", "has said", a killing within eight words: "Oswald acted
+  alone in killing", "Kennedy was shot") or a killing before it ("killing Kennedy").
 - Person (0.7): one word equal to the last word of a Person found earlier in the chunk.
 - Person (0.6 / 0.5): a word before "said"/"told"; any 2-4 word Titlecase run.
 - Person (0.4): a sentence's first word followed by an age or a description ("Tal, a
@@ -422,6 +426,10 @@ _APPOSITION = re.compile(
 #: it took within-document merge precision under 0.95.
 _PERSON_AFTER = re.compile(
     r"\s?,\s(?:who\b|\d{1,3}\s?,)"
+    # "Stone has said"; "Oswald acted alone in killing", "Kennedy was shot".
+    r"|\s(?:has|had|have)\s(?:also\s)?(?:said|told)\b"
+    r"|(?:\s(?:[a-z]+|,)){0,8}?\s(?:killed|killing|assassinated|assassinating|murdered|"
+    r"murdering|shot)\b"
     r"|\s?['’]s\s(?:assassin|killer|murderer|assassination|killing|murder|lawyers?|"
     r"attorneys?)\b"
 )
@@ -468,6 +476,12 @@ def _is_capitalised(token: str) -> bool:
     return token[:1].isupper() and _REFERENCE_CODE.match(token) is None
 
 
+#: Units named by their number: "6th Fleet", "12th Brigade", "82nd Airborne Division".
+_UNITS = _words(
+    "Fleet Brigade Division Regiment Battalion Squadron Army Corps Infantry Cavalry "
+    "Airborne Armored Armoured Artillery Wing Group District Precinct Congress"
+)
+_ORDINAL_BEFORE = re.compile(r"(?<![\w.,])\d{1,3}(?:st|nd|rd|th)\s$")
 _BASED_BEFORE = re.compile(r"\w-based\s$")
 _GLUED_SUFFIX = re.compile(r"([A-Z][\w'’.]*?)-(?:based|born)")
 
@@ -798,6 +812,11 @@ class OfflineExtractor:
             end = numbered.end()
         name = text[start:end]
         words = [tokens[k].bare for k in run]
+        ordinal = _ORDINAL_BEFORE.search(text, max(0, start - 8), start)
+        if ordinal is not None and words[0] in _UNITS and free(ordinal.start(), start):
+            # "the 6th Fleet", "the 21st Brigade of Cerro Muriano": a numbered unit.
+            add(text[ordinal.start() : end], ORGANIZATION, ordinal.start(), end, 0.8)
+            return
         # The word right before the run: "In 1833 , Benjamin Harrison" has none, the
         # tokens skip numbers and punctuation, so "In" is not this run's preposition.
         before = (

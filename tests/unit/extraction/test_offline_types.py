@@ -107,6 +107,9 @@ def test_a_preposition_types_only_the_run_right_after_it() -> None:
         ("One of Warner 's lawyers confirmed it .", "Warner"),
         ("The commission found he acted alone in killing Kennedy .", "Kennedy"),
         ("The code was found 11 days after the assassination of Lincoln .", "Lincoln"),
+        ("The panel found Oswald acted alone in killing him .", "Oswald"),
+        ("On the day Kennedy was shot , it rained .", "Kennedy"),
+        ("The film is secret , but Stone has said it is done .", "Stone"),
     ],
 )
 def test_one_word_is_a_person_where_only_a_person_fits(text: str, name: str) -> None:
@@ -120,6 +123,9 @@ def test_one_word_without_a_persons_cue_stays_no_person() -> None:
     found = types("They met in April at Greenville, and Kennedy spoke later.")
     assert found.get("Kennedy") != "Person"
     assert found.get("April") != "Person"
+    # A killing too far away is no cue.
+    far = types("In court Perry spoke for an hour on what the report said of men shot .")
+    assert far.get("Perry") != "Person"
     # Kin types given names, which then join a full name in consolidation.
     assert types("In Paris , Manon 's mother arrived .").get("Manon") != "Person"
 
@@ -202,3 +208,11 @@ def test_offices_before_a_place_and_a_titled_person_are_the_persons() -> None:
     found = types("Deputy U.S. Ambassador Herbert S. Okun announced it .")
     assert found.get("U.S.") == "Location"
     assert found.get("Herbert S. Okun") == "Person"
+
+
+def test_a_numbered_unit_keeps_its_number() -> None:
+    """Catches: "the 6th Fleet" read as a lone Concept "Fleet"."""
+    found = types("The carrier joined the 6th Fleet in the Mediterranean .")
+    assert found.get("6th Fleet") == "Organization"
+    found = types("A battalion of the 21st Brigade of Cerro Muriano left .")
+    assert found.get("21st Brigade of Cerro Muriano") == "Organization"
