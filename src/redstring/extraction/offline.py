@@ -219,7 +219,8 @@ PLACE_KEYWORDS = _words(
     "Street St Avenue Ave Road Rd Boulevard Blvd Highway Lane Drive River Lake Mountain "
     "Mountains Plant Park Bridge Square Canyon Valley Island Islands Bay County Fork Beach "
     "Harbor Harbour Airport Channel Heights Springs Falls Creek Hills Peninsula Desert Ocean "
-    "District Forest City Parish Range Center Centre Theater Theatre Coast Counties Palace"
+    "District Forest City Parish Range Center Centre Theater Theatre Coast Counties Palace "
+    "Sea Gulf"
 )
 #: Single words that name an organisation on their own.
 SINGLE_WORD_ORGS = _words(
@@ -476,6 +477,21 @@ def _is_capitalised(token: str) -> bool:
     return token[:1].isupper() and _REFERENCE_CODE.match(token) is None
 
 
+#: Words that make a name an event's, not a person's: "World War II", "the Moscow
+#: Tchaikovsky International Competition", "Camp David Accords".
+_EVENT_NAME_WORDS = _words(
+    "War Wars Competition Championship Championships Olympics Olympiad Games Festival "
+    "Tournament Cup Prize Awards Conference Summit Revolution Treaty Accord Accords Expo "
+    "Crusade Massacre Uprising Rebellion Election Elections"
+)
+#: First words of firms' names that are no one's given name: "International Paper",
+#: "Federal Express", "Continental Airlines".
+_CORPORATE_FIRST_WORDS = _words(
+    "International National Federal Global Universal United Consolidated Continental "
+    "Allied Amalgamated Standard Royal Imperial Central Northern Southern Eastern Western "
+    "Pacific Atlantic Commonwealth Metropolitan Municipal Mutual Associated Integrated "
+    "Advanced Applied Digital"
+)
 #: Units named by their number: "6th Fleet", "12th Brigade", "82nd Airborne Division".
 _UNITS = _words(
     "Fleet Brigade Division Regiment Battalion Squadron Army Corps Infantry Cavalry "
@@ -848,10 +864,11 @@ class OfflineExtractor:
                 or f"{prefix}." in KNOWN_PLACES
                 or prefix.isupper()
                 or prefix in DEMONYMS
+                or any(w in ORG_KEYWORDS for w in words[lead + 1 : title_at])
             )
         ):
-            # "Illinois Gov. James Thompson", "Mongolian Prime P. Jasray": a place,
-            # body or nationality, then a titled person.
+            # "Illinois Gov. James Thompson", "National Congress President X": a
+            # place, body or nationality, then a titled person.
             self._classify_run(
                 text, tokens, run[lead:title_at], starts, people_surnames, free, add, defer
             )
@@ -963,6 +980,12 @@ class OfflineExtractor:
             entity_type, confidence = PERSON, 0.7
         elif after.lower() in SPEECH_VERBS and after_gap == " ":
             entity_type, confidence = PERSON, 0.6
+        elif len(words) > 1 and (set(words) & _EVENT_NAME_WORDS):
+            # "World War II", "Moscow Tchaikovsky International Competition": an event.
+            entity_type, confidence = CONCEPT, 0.5
+        elif len(words) > 1 and words[0] in _CORPORATE_FIRST_WORDS:
+            # "International Paper", "Federal Express": no one's given name.
+            entity_type, confidence = ORGANIZATION, 0.5
         elif (
             2 <= len(content := [w for w in words if w not in CONNECTORS]) <= 4
             and all(w[:1].isupper() for w in content)

@@ -8,7 +8,7 @@ alone is never taken for a fact.
 - WORKS_FOR: person X ", director of the" / ", an executive with" / ", a" / " of
   (the)" / " at the" / " founded (the)" / " 's" organisation Y; X ", " Y " 's
   chairman"; organisation Y, a role ("spokesman", "Commander"), person X; Y ", led
-  by" X; "the deputy secretary of the" Y ", " X.
+  by" X; "the deputy secretary of the" Y ", " X; Y " President" X.
 - LOCATED_IN (an organisation's seat): organisation X " in" / " of" / ", based in" /
   " headquarters in" place Y; "Y-based X"; "Y 's X"; a dateline "Y ( X )"; a wire
   report's place and source ("Moscow INTERFAX"); X ", a" Y " construction firm".
@@ -127,6 +127,8 @@ _OFFICE_NAME = re.compile(
 )
 _ROLE_AFTER = re.compile(rf"^\s+(?:[a-z-]+\s+)?{_PLACE_ROLE}\b", re.IGNORECASE)
 _A_BEFORE = re.compile(r"(?:^|\s),\s*(?:a|an|the)\s+$")
+#: A name that opens with a title the extractor keeps ("President X", "Dr. X").
+_TITLED = re.compile(r"^(?:President|Chairman|Chairwoman|Dr|Prof|Professor)\.?\s")
 #: "the deputy secretary of the Foreign Ministry , Datuk Abdul Halim Ali": the person
 #: in apposition holds the role of the body named before.
 _ROLE_OF_BEFORE = re.compile(rf"\b{_ROLES}\s+(?:of|for|at|with)\s+(?:the\s+)?$", re.IGNORECASE)
@@ -273,6 +275,8 @@ def _pair_rules(
             _WORKS_FOR_OP.match(gap)
             or _LED_BY.match(gap)
             or (_COMMA.match(gap) and _ROLE_OF_BEFORE.search(before))
+            # "National Congress President X": a body, then its titled head.
+            or (gap == " " and _TITLED.match(right.name) is not None)
         )
     ):
         emit(right, left, WORKS_FOR)

@@ -216,3 +216,35 @@ def test_a_numbered_unit_keeps_its_number() -> None:
     assert found.get("6th Fleet") == "Organization"
     found = types("A battalion of the 21st Brigade of Cerro Muriano left .")
     assert found.get("21st Brigade of Cerro Muriano") == "Organization"
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "entity_type"),
+    [
+        ("The bloodiest fighting of World War II was there .", "World War II", "Concept"),
+        (
+            "He won the Moscow Tchaikovsky International Competition in 1962 .",
+            "Moscow Tchaikovsky International Competition",
+            "Concept",
+        ),
+        (
+            "Georges , International Paper 's chairman , spoke .",
+            "International Paper",
+            "Organization",
+        ),
+        ("The Coral Sea lies east .", "Coral Sea", "Location"),
+    ],
+)
+def test_events_firms_and_seas_are_no_two_word_persons(
+    text: str, name: str, entity_type: str
+) -> None:
+    """Catches: a Titlecase run with an event's word, a firm's first word or a sea's
+    last word typed a Person by the 2-4 word rule."""
+    assert types(text).get(name) == entity_type
+
+
+def test_a_body_then_its_titled_head_are_two_names() -> None:
+    """Catches: "National Congress President X" kept as one Organization."""
+    found = types("He met National Congress President Vinicio Villar Anleu today .")
+    assert found.get("National Congress") == "Organization"
+    assert found.get("President Vinicio Villar Anleu") == "Person"

@@ -97,6 +97,10 @@ def edges(text: str) -> set[tuple[str, str, str]]:
             ("Peter Brand", "Acme Foundation", "WORKS_FOR"),
         ),
         (
+            "He met National Congress President Vinicio Villar Anleu today .",
+            ("President Vinicio Villar Anleu", "National Congress", "WORKS_FOR"),
+        ),
+        (
             "They sued the Frankfurt-based Commerzbank today.",
             ("Commerzbank", "Frankfurt", "LOCATED_IN"),
         ),
