@@ -38,13 +38,17 @@ What it finds, per chunk, with the rule that fires first:
 - Organization (0.6): a lone ALL-CAPS word of 2-6 letters, or dotted (U.N.).
 - Location (0.6): a run after "<person> of" ("Brian Michaud of Millinocket") or
   "native of".
-- Organization (0.6): a run after "<place>-based" ("the Frankfurt-based
-  Commerzbank"); a run before a staff noun ("Chevron spokesman", "an Emery
-  employee"); "Institute of ...", "Union of ..." (a body keyword, then "of").
+- Organization (0.6): a dateline's wire agency ("Moscow March 5 ( ITAR-TASS ) --");
+  a run after "<place>-based" ("the Frankfurt-based Commerzbank"); a run before a
+  staff noun ("Chevron spokesman", "an Emery employee"); "Institute of ...", "Union
+  of ..." (a body keyword, then "of").
 - Person (0.5): one word with what only a person has after it (", who", an age, "'s
   assassin", "'s lawyers", "has said", a killing within eight words: "Oswald acted
   alone in killing", "Kennedy was shot") or a killing before it ("killing Kennedy").
 - Person (0.7): one word equal to the last word of a Person found earlier in the chunk.
+- Concept / Organization (0.5): a run with an event's word ("World War II"); one
+  opening with a firm's word ("International Paper"), or all in capitals
+  ("MOSKOVSKIY KOMSOMOLETS").
 - Person (0.6 / 0.5): a word before "said"/"told"; any 2-4 word Titlecase run.
 - Person (0.4): a sentence's first word followed by an age or a description ("Tal, a
   senior ... official"). A lone capitalised word inside a sentence is not typed a
@@ -60,7 +64,8 @@ What it finds, per chunk, with the rule that fires first:
   Contest 2009" (Concept).
 
 Capitalised runs are maximal sequences of capitalised words joined by single
-spaces or a spaced hyphen ("Rhineland - Palatinate", not between two demonyms),
+spaces or a spaced hyphen ("Rhineland - Palatinate", not between two demonyms) or
+a spaced apostrophe after an initial ("Kevin O 'Brien"),
 which may contain connectors ("of", "de", "von der", "&", and "and" only inside an
 organisation name; "of" after an organisation or place head, or after one word that
 is no title, office or known place: "Order of the Rising Sun", "Call of Duty"). A
@@ -290,6 +295,18 @@ KNOWN_PLACES = _words(
         "Middle East",
         "Puerto Rico",
         "Sierra Leone",
+        # Seas, deserts and regions that one word names.
+        "Mediterranean",
+        "Caribbean",
+        "Baltic",
+        "Adriatic",
+        "Aegean",
+        "Sahara",
+        "Balkans",
+        "Caucasus",
+        "Siberia",
+        "Scandinavia",
+        "Arctic",
         "West Germany",
         "East Germany",
         "North Vietnam",
@@ -498,6 +515,8 @@ _UNITS = _words(
     "Airborne Armored Armoured Artillery Wing Group District Precinct Congress"
 )
 _ORDINAL_BEFORE = re.compile(r"(?<![\w.,])\d{1,3}(?:st|nd|rd|th)\s$")
+_AGENCY_BEFORE = re.compile(r"\(\s?$")
+_AGENCY_AFTER = re.compile(r"\s?\)\s?(?:--|—|–)")
 _BASED_BEFORE = re.compile(r"\w-based\s$")
 _GLUED_SUFFIX = re.compile(r"([A-Z][\w'’.]*?)-(?:based|born)")
 
@@ -559,6 +578,11 @@ def _runs(text: str, tokens: list[_Token]) -> list[list[int]]:
                 gap in _HYPHEN_GAPS
                 and _is_capitalised(tokens[j].text)
                 and not {tokens[j - 1].bare, tokens[j].bare} & DEMONYMS
+            ) or (
+                # "Kevin O 'Brien": tokenised text spaces off a surname's apostrophe.
+                gap in (" '", " ’")
+                and len(tokens[j - 1].text) == 1
+                and _is_capitalised(tokens[j].text)
             )
             if (gap != " " and not hyphen) or (
                 tokens[j - 1].text.endswith(".")
@@ -954,6 +978,12 @@ class OfflineExtractor:
         ):
             # "Brian Michaud of Millinocket": a person, then the town they are from.
             entity_type, confidence = LOCATION, 0.6
+        elif (
+            _AGENCY_BEFORE.search(text, max(0, start - 4), start) is not None
+            and _AGENCY_AFTER.match(text, end) is not None
+        ):
+            # "Moscow March 5 ( ITAR-TASS ) --": a dateline's wire agency.
+            entity_type, confidence = ORGANIZATION, 0.6
         elif _BASED_BEFORE.search(text, max(0, start - 12), start) is not None:
             # "the Frankfurt-based Commerzbank": what is based somewhere is a body.
             entity_type, confidence = ORGANIZATION, 0.6
@@ -983,6 +1013,9 @@ class OfflineExtractor:
         elif len(words) > 1 and (set(words) & _EVENT_NAME_WORDS):
             # "World War II", "Moscow Tchaikovsky International Competition": an event.
             entity_type, confidence = CONCEPT, 0.5
+        elif len(words) > 1 and all(w.isupper() and len(w) > 1 for w in words):
+            # "MOSKOVSKIY KOMSOMOLETS has learned": a paper or body set in capitals.
+            entity_type, confidence = ORGANIZATION, 0.5
         elif len(words) > 1 and words[0] in _CORPORATE_FIRST_WORDS:
             # "International Paper", "Federal Express": no one's given name.
             entity_type, confidence = ORGANIZATION, 0.5

@@ -248,3 +248,22 @@ def test_a_body_then_its_titled_head_are_two_names() -> None:
     found = types("He met National Congress President Vinicio Villar Anleu today .")
     assert found.get("National Congress") == "Organization"
     assert found.get("President Vinicio Villar Anleu") == "Person"
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "entity_type"),
+    [
+        # Tokenised text spaces off a surname's apostrophe.
+        ("It was good , said Kevin O 'Brien , a spokesman .", "Kevin O 'Brien", "Person"),
+        # A paper set in capitals, no person.
+        ("MOSKOVSKIY KOMSOMOLETS has learned of it .", "MOSKOVSKIY KOMSOMOLETS", "Organization"),
+        # A sea one word names.
+        ("The fleet sailed in the Mediterranean last week .", "Mediterranean", "Location"),
+        # A dateline's wire agency.
+        ("Moscow March 5 ( ITAR-TASS ) -- Papers reported it .", "ITAR-TASS", "Organization"),
+    ],
+)
+def test_apostrophes_capitals_seas_and_agencies(text: str, name: str, entity_type: str) -> None:
+    """Catches: "Kevin O 'Brien" cut at the apostrophe, a paper in capitals typed a
+    Person, "Mediterranean" or a dateline's agency left a Concept."""
+    assert types(text).get(name) == entity_type
