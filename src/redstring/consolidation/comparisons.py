@@ -74,6 +74,8 @@ LIST_KEPT = 8
 
 #: How far below a similarity cutoff rapidfuzz is asked to stop (see `_similarity`).
 CUTOFF_SLACK = 1e-6
+#: Pairs from which `compare` scores each distinct pair of values once.
+DEDUPLICATE_FROM = 1000
 #: Pairs per batch from which string comparisons run on every core.
 PARALLEL_FROM = 20_000
 
@@ -334,6 +336,22 @@ def compare(
     exact = (lc == rc) & (lc >= 0)
     open_ = (out == 1) & ~exact
     rows = np.flatnonzero(open_)
+    if len(rows) >= DEDUPLICATE_FROM:
+        # Levels depend only on the two values (and whether their coarser codes
+        # agree): compare each distinct combination once. Blocked pairs repeat
+        # values (a town, a given name, the duplicates themselves), random ones
+        # repeat the common values.
+        alt_equal = column.alt[left[rows]] == column.alt[right[rows]]
+        span = int(column.codes.max()) + 1
+        key = (lc[rows] * span + rc[rows]) * 2 + alt_equal
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        if len(first) < len(rows):
+            distinct = np.ones(len(first), dtype=np.int8)
+            _fill(
+                column, kind, left[rows[first]], right[rows[first]], np.arange(len(first)), distinct
+            )
+            out[rows] = distinct[inverse.ravel()]
+            rows = rows[:0]
     if len(rows):
         _fill(column, kind, left[rows], right[rows], rows, out)
     out[exact] = top

@@ -523,3 +523,52 @@ def test_only_a_pair_that_shares_fields_besides_the_name_can_veto_a_join() -> No
     )
     besides_name = [c for c in evidence.columns if c.spec.name != NAME_FIELD]
     assert evidence.comparable.max() == len(besides_name)
+
+
+def test_levels_of_repeated_values_equal_levels_computed_pair_by_pair(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Catches the distinct-value shortcut of `compare` giving a pair another level
+    than comparing it alone would: it keys on the two values and whether their
+    coarser codes agree ("AB1 2CD" and "AB12 CD" share a compact postcode, not an
+    area)."""
+    from redstring.consolidation import comparisons
+    from redstring.consolidation.kinds import FieldSpec
+
+    rng = random.Random(5)
+    given = ["john", "jon", "johnny", "j", "mary", "maria", "ann", "anne"]
+    family = ["smith", "smyth", "smithe", "jones", "johnson"]
+    codes = ["AB1 2CD", "AB12 CD", "AB1 2CE", "ZZ9 9ZZ"]
+    towns = ["london", "londen", "leeds", "lewes"]
+    entities = [
+        _entity(
+            f"d{k}",
+            f"n{k}",
+            "Thing",
+            {
+                "given": rng.choice(given),
+                "fam": rng.choice(family),
+                "pc": rng.choice(codes),
+                "town": rng.choice(towns),
+                "born": f"18{rng.randint(10, 13)}-0{rng.randint(1, 2)}-1{rng.randint(1, 2)}",
+            },
+        )
+        for k in range(60)
+    ]
+    kinds = {
+        "given": FieldKind.GIVEN_NAME,
+        "fam": FieldKind.FAMILY_NAME,
+        "pc": FieldKind.POSTCODE,
+        "town": FieldKind.LOCALITY,
+        "born": FieldKind.DATE,
+    }
+    specs = [FieldSpec(name=k, kind=v, sources=(k,), reason="") for k, v in kinds.items()]
+    columns = comparisons.build_columns(entities, specs)
+    left, right = np.triu_indices(len(entities), k=1)
+    assert len(left) >= comparisons.DEDUPLICATE_FROM
+    shortcut = [comparisons.compare(c, left, right).tolist() for c in columns]
+    monkeypatch.setattr(comparisons, "DEDUPLICATE_FROM", len(left) + 1)
+    alone = [comparisons.compare(c, left, right).tolist() for c in columns]
+    assert shortcut == alone
+    postcode = alone[2]
+    assert 2 in postcode  # the area level is reached by some pairs, not by all
