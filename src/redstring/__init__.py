@@ -71,7 +71,7 @@ from redstring.domain.ids import (
     tenant_id_for,
 )
 from redstring.domain.lexical import PROPERTY_WEIGHT, LexicalCandidate, lexical_score
-from redstring.domain.log import NewEvent, RecordedEvent
+from redstring.domain.log import EventHeader, NewEvent, RecordedEvent
 from redstring.domain.normalization import normalize_name
 from redstring.domain.provenance import Provenance
 from redstring.domain.relationship import Relationship
@@ -175,6 +175,7 @@ __all__ = [
     "Entity",
     "EntityId",
     "EntityMention",
+    "EventHeader",
     "EventLog",
     "ExtractedEntity",
     "ExtractedRelationship",

@@ -24,9 +24,12 @@ class NewEvent(BaseModel):
     payload: dict[str, JsonValue]
 
 
-class RecordedEvent(BaseModel):
-    """An event as the log stored it.
+class EventHeader(BaseModel):
+    """Where an event sits in the log and what it is, without its payload.
 
+    Enough to pass over an event a projection does not handle, or to fold one this
+    process appended and still holds typed (`FreshEvents`), without reading and
+    parsing its JSON: a consolidation's merges were parsed once per projection.
     `position` is global across streams and tenants and strictly increasing
     (gaps are allowed); `version` counts events within the stream from 1.
     """
@@ -39,5 +42,10 @@ class RecordedEvent(BaseModel):
     tenant_id: TenantId
     event_type: str
     schema_version: int
+
+
+class RecordedEvent(EventHeader):
+    """An event as the log stored it: its header, payload and time of recording."""
+
     payload: dict[str, JsonValue]
     recorded_at: datetime

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from redstring.domain.exceptions import ConcurrencyError, TenantMismatchError
-from redstring.domain.log import RecordedEvent
+from redstring.domain.log import EventHeader, RecordedEvent
 from redstring.eventlog._checks import check_append, check_read_all
 
 if TYPE_CHECKING:
@@ -95,6 +95,21 @@ class InMemoryEventLog:
         # Positions are dense from 1 here, so `after` is also the index of the next event.
         selected = self._events[after:] if limit is None else self._events[after : after + limit]
         return [event.model_copy(deep=True) for event in selected]
+
+    async def read_headers(self, *, after: int = 0, limit: int | None = None) -> list[EventHeader]:
+        check_read_all(after, limit)
+        selected = self._events[after:] if limit is None else self._events[after : after + limit]
+        return [
+            EventHeader(
+                position=event.position,
+                stream_id=event.stream_id,
+                version=event.version,
+                tenant_id=event.tenant_id,
+                event_type=event.event_type,
+                schema_version=event.schema_version,
+            )
+            for event in selected
+        ]
 
     async def last_position(self) -> int:
         return self._events[-1].position if self._events else 0

@@ -29,7 +29,7 @@ from uuid import UUID
 
 from redstring.domain.exceptions import ConcurrencyError, TenantMismatchError
 from redstring.domain.ids import TenantId
-from redstring.domain.log import RecordedEvent
+from redstring.domain.log import EventHeader, RecordedEvent
 from redstring.eventlog._checks import check_append, check_read_all
 from redstring.storage.postgres import ALL_TENANTS, UniqueViolation, create_tables
 
@@ -62,9 +62,8 @@ WALLED = ("event_log",)
 #: The advisory-lock key that serialises appends ("RSAP" in ASCII).
 APPEND_LOCK = 0x52534150
 
-_COLUMNS = (
-    "position, stream_id, version, tenant_id, event_type, schema_version, payload, recorded_at"
-)
+_HEADER_COLUMNS = "position, stream_id, version, tenant_id, event_type, schema_version"
+_COLUMNS = f"{_HEADER_COLUMNS}, payload, recorded_at"
 
 
 class PostgresEventLog:
@@ -179,6 +178,28 @@ class PostgresEventLog:
                 )
             ).fetchall()
         return [_recorded(row) for row in rows]
+
+    async def read_headers(self, *, after: int = 0, limit: int | None = None) -> list[EventHeader]:
+        check_read_all(after, limit)
+        async with self._db.read(ALL_TENANTS) as conn:
+            rows = await (
+                await conn.execute(
+                    f"SELECT {_HEADER_COLUMNS} FROM event_log WHERE position > %s "
+                    "ORDER BY position LIMIT %s",
+                    (after, limit),
+                )
+            ).fetchall()
+        return [
+            EventHeader.model_construct(
+                position=position,
+                stream_id=stream_id,
+                version=version,
+                tenant_id=TenantId(tenant if isinstance(tenant, UUID) else UUID(str(tenant))),
+                event_type=event_type,
+                schema_version=schema_version,
+            )
+            for position, stream_id, version, tenant, event_type, schema_version in rows
+        ]
 
     async def last_position(self) -> int:
         async with self._db.read(ALL_TENANTS) as conn:

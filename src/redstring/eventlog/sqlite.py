@@ -24,7 +24,7 @@ from uuid import UUID
 
 from redstring.domain.exceptions import ConcurrencyError, TenantMismatchError
 from redstring.domain.ids import TenantId
-from redstring.domain.log import RecordedEvent
+from redstring.domain.log import EventHeader, RecordedEvent
 from redstring.eventlog._checks import check_append, check_read_all
 from redstring.storage.sqlite import IntegrityError, open_connection, transaction
 
@@ -49,9 +49,8 @@ CREATE TABLE IF NOT EXISTS event_log (
 )
 """
 
-_COLUMNS = (
-    "position, stream_id, version, tenant_id, event_type, schema_version, payload, recorded_at"
-)
+_HEADER_COLUMNS = "position, stream_id, version, tenant_id, event_type, schema_version"
+_COLUMNS = f"{_HEADER_COLUMNS}, payload, recorded_at"
 
 Row = tuple[int, str, int, str, str, int, str, str]
 
@@ -159,6 +158,24 @@ class SqliteEventLog:
             (after, -1 if limit is None else limit),
         ).fetchall()
         return [_recorded(row) for row in rows]
+
+    async def read_headers(self, *, after: int = 0, limit: int | None = None) -> list[EventHeader]:
+        check_read_all(after, limit)
+        rows = self._conn.execute(
+            f"SELECT {_HEADER_COLUMNS} FROM event_log WHERE position > ? ORDER BY position LIMIT ?",
+            (after, -1 if limit is None else limit),
+        ).fetchall()
+        return [
+            EventHeader.model_construct(
+                position=position,
+                stream_id=stream_id,
+                version=version,
+                tenant_id=TenantId(UUID(tenant)),
+                event_type=event_type,
+                schema_version=schema_version,
+            )
+            for position, stream_id, version, tenant, event_type, schema_version in rows
+        ]
 
     async def last_position(self) -> int:
         row = self._conn.execute("SELECT MAX(position) FROM event_log").fetchone()

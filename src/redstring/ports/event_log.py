@@ -8,7 +8,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from redstring.domain.ids import TenantId
-    from redstring.domain.log import NewEvent, RecordedEvent
+    from redstring.domain.log import EventHeader, NewEvent, RecordedEvent
 
 
 class EventLog(Protocol):
@@ -17,7 +17,8 @@ class EventLog(Protocol):
     - `append` writes all of `events` or none. `expected_version` is the stream's
       current version (0 for a new stream); a stale one raises `ConcurrencyError`
       and writes nothing. Returns the stream's new version.
-    - `read_all(after=p)` returns events with `position > p` in position order.
+    - `read_all(after=p)` returns events with `position > p` in position order;
+      `read_headers` the same events' headers, without reading their payloads.
     - `read_type(event_type, tenant)` returns that tenant's events of one type in
       position order (a few decisions among many ingested events, read without
       decoding the rest).
@@ -41,6 +42,10 @@ class EventLog(Protocol):
     async def read_all(
         self, *, after: int = 0, limit: int | None = None
     ) -> list[RecordedEvent]: ...
+
+    async def read_headers(
+        self, *, after: int = 0, limit: int | None = None
+    ) -> list[EventHeader]: ...
 
     async def read_type(self, event_type: str, tenant_id: TenantId) -> list[RecordedEvent]: ...
 

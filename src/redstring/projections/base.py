@@ -5,7 +5,8 @@ over (its position still advances the checkpoint), which is what lets a chunk
 projection and a graph projection read the same log. Events are decoded into
 their typed classes before folding, so a malformed payload fails as an
 `EventSchemaError` at a known position rather than as a `KeyError` deep inside
-a store.
+a store. A batch is read as headers first; its payloads are read only when an
+event it handles is not one this process appended and still holds (`FreshEvents`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, ClassVar
 
 from redstring.domain.exceptions import ProjectionError, RedstringError
+from redstring.domain.log import RecordedEvent
 from redstring.events.base import decode
 from redstring.events.ingest import DocumentExtracted
 from redstring.events.merge import EntitiesMerged
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
     from uuid import UUID
 
     from redstring.domain.ids import TenantId
-    from redstring.domain.log import RecordedEvent
+    from redstring.domain.log import EventHeader
     from redstring.events.base import DomainEvent
     from redstring.events.ingest import DocumentRetracted
     from redstring.ports.event_log import EventLog
@@ -62,7 +64,7 @@ class FreshEvents:
         for version, event in enumerate(events, start=first_version):
             self._events[(event.tenant_id, stream_id, version)] = event
 
-    def get(self, recorded: RecordedEvent) -> DomainEvent | None:
+    def get(self, recorded: EventHeader) -> DomainEvent | None:
         event = self._events.get((recorded.tenant_id, recorded.stream_id, recorded.version))
         if event is None or event.event_type != recorded.event_type:
             return None
@@ -111,7 +113,7 @@ class Projection(ABC):
         async with self._lock:
             after = await self._checkpoints.position(self.name)
             read = 0
-            while batch := await self._log.read_all(after=after, limit=self._batch_size):
+            while batch := await self._read(after):
                 if self._checkpoints.atomic:
                     async with self._checkpoints.unit_of_work():
                         # Inside the unit (a write lock): another process may have
@@ -130,6 +132,18 @@ class Projection(ABC):
                 read += len(batch)
             return read
 
+    async def _read(self, after: int) -> Sequence[EventHeader]:
+        """The next batch after `after`: its headers alone when every event of it this
+        projection handles is fresh (folded without its payload), else whole events."""
+        headers = await self._log.read_headers(after=after, limit=self._batch_size)
+        if any(
+            header.event_type in self.handles
+            and (self._fresh is None or self._fresh.get(header) is None)
+            for header in headers
+        ):
+            return await self._log.read_all(after=after, limit=self._batch_size)
+        return headers
+
     async def reset(self, tenants: Iterable[TenantId]) -> None:
         """Clear what this projection wrote for `tenants` and rewind the checkpoint to 0."""
         async with self._lock, self._checkpoints.unit_of_work():
@@ -137,7 +151,7 @@ class Projection(ABC):
                 await self._clear(tenant_id)
             await self._checkpoints.save(self.name, 0)
 
-    async def _fold_batch(self, batch: Sequence[RecordedEvent]) -> None:
+    async def _fold_batch(self, batch: Sequence[EventHeader]) -> None:
         """Fold a batch that commits as one unit (atomic stores only). A projection
         may override this to write a run of events at once, as long as the result
         equals folding them one by one."""
@@ -146,14 +160,14 @@ class Projection(ABC):
 
     async def _fold_merge_runs(
         self,
-        batch: Sequence[RecordedEvent],
+        batch: Sequence[EventHeader],
         fold_run: Callable[[Sequence[EntitiesMerged]], Awaitable[None]],
     ) -> None:
         """Fold `batch` one by one except consecutive merges of one tenant, which go to
         `fold_run` together: a consolidation appends merges by the hundred, and one
         store write per run instead of one per merge is most of their cost. `fold_run`
         must equal folding its merges in order."""
-        run: list[tuple[RecordedEvent, EntitiesMerged]] = []
+        run: list[tuple[EventHeader, EntitiesMerged]] = []
 
         async def flush() -> None:
             if run:
@@ -180,7 +194,7 @@ class Projection(ABC):
             await self._fold(recorded)
         await flush()
 
-    async def _fold(self, recorded: RecordedEvent) -> None:
+    async def _fold(self, recorded: EventHeader) -> None:
         if recorded.event_type not in self.handles:
             return
         try:
@@ -190,12 +204,17 @@ class Projection(ABC):
         except RedstringError as exc:
             raise ProjectionError(self.name, recorded.position, str(exc)) from exc
 
-    def _decode(self, recorded: RecordedEvent) -> DomainEvent:
+    def _decode(self, recorded: EventHeader) -> DomainEvent:
         fresh = self._fresh.get(recorded) if self._fresh is not None else None
-        return fresh if fresh is not None else decode(recorded)
+        if fresh is not None:
+            return fresh
+        if not isinstance(recorded, RecordedEvent):
+            # `_read` returns headers only when every handled event is fresh.
+            raise ProjectionError(self.name, recorded.position, "its payload was not read")
+        return decode(recorded)
 
     @abstractmethod
-    async def apply(self, recorded: RecordedEvent, event: DomainEvent) -> None:
+    async def apply(self, recorded: EventHeader, event: DomainEvent) -> None:
         """Fold one event. Must be idempotent: applying it twice equals applying it once."""
 
     @abstractmethod
@@ -220,7 +239,7 @@ async def find_merge(
 
 
 async def find_superseded(
-    log: EventLog, recorded: RecordedEvent, event: DocumentRetracted, *, projection: str
+    log: EventLog, recorded: EventHeader, event: DocumentRetracted, *, projection: str
 ) -> DocumentExtracted | None:
     """The `DocumentExtracted` a retraction withdraws: `superseded_version` of the
     retraction's own stream. `None` when that version is no extraction (nothing to

@@ -15,7 +15,7 @@ from redstring.projections.base import Projection
 
 if TYPE_CHECKING:
     from redstring.domain.ids import TenantId
-    from redstring.domain.log import RecordedEvent
+    from redstring.domain.log import EventHeader
     from redstring.events.base import DomainEvent
     from redstring.ports.chunk_store import ChunkStore
     from redstring.ports.event_log import EventLog
@@ -42,7 +42,7 @@ class ChunkProjection(Projection):
     async def _clear(self, tenant_id: TenantId) -> None:
         await self.chunks.delete_by_tenant(tenant_id)
 
-    async def apply(self, recorded: RecordedEvent, event: DomainEvent) -> None:
+    async def apply(self, recorded: EventHeader, event: DomainEvent) -> None:
         if isinstance(event, ChunksStored):
             await self.chunks.delete_source(event.source_id, event.tenant_id)
             await self.chunks.upsert(event.records(), event.tenant_id)

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from redstring.domain.ids import EntityId, RelationshipId, TenantId
-    from redstring.domain.log import RecordedEvent
+    from redstring.domain.log import EventHeader
     from redstring.domain.provenance import Provenance
     from redstring.events.base import DomainEvent
     from redstring.ports.event_log import EventLog
@@ -75,7 +75,7 @@ class GraphProjection(Projection):
     async def _clear(self, tenant_id: TenantId) -> None:
         await self.graph.delete_by_tenant(tenant_id)
 
-    async def apply(self, recorded: RecordedEvent, event: DomainEvent) -> None:
+    async def apply(self, recorded: EventHeader, event: DomainEvent) -> None:
         if isinstance(event, DocumentExtracted | RecordsImported):
             await self._ingest(event.tenant_id, event.entities, event.relationships)
         elif isinstance(event, DocumentRetracted):
@@ -94,7 +94,7 @@ class GraphProjection(Projection):
             )
             await self._undo(merge)
 
-    async def _fold_batch(self, batch: Sequence[RecordedEvent]) -> None:
+    async def _fold_batch(self, batch: Sequence[EventHeader]) -> None:
         """Consecutive merges of one tenant are folded as one (`_merge_run`)."""
         await self._fold_merge_runs(batch, self._merge_run)
 

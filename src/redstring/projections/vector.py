@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from redstring.domain.ids import EntityId, TenantId
-    from redstring.domain.log import RecordedEvent
+    from redstring.domain.log import EventHeader
     from redstring.events.base import DomainEvent
     from redstring.ports.event_log import EventLog
     from redstring.ports.vector_store import VectorStore
@@ -76,7 +76,7 @@ class VectorProjection(Projection):
     def _wanted(self, event: EntitiesEmbedded) -> bool:
         return self.model is None or event.model == self.model
 
-    async def apply(self, recorded: RecordedEvent, event: DomainEvent) -> None:
+    async def apply(self, recorded: EventHeader, event: DomainEvent) -> None:
         if isinstance(event, EntitiesEmbedded | DocumentRetracted | EntitiesMerged | MergeUndone):
             self._touched.add(event.tenant_id)
         if isinstance(event, DocumentRetracted):
@@ -102,7 +102,7 @@ class VectorProjection(Projection):
             if restored:
                 await self.vectors.upsert(restored, merge.tenant_id)
 
-    async def _fold_batch(self, batch: Sequence[RecordedEvent]) -> None:
+    async def _fold_batch(self, batch: Sequence[EventHeader]) -> None:
         """Consecutive merges of one tenant delete their vectors in one call: a vec0
         delete pays a fixed cost per call (~1 ms), and a consolidation appends
         thousands of merges."""

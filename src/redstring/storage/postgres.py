@@ -21,8 +21,8 @@ transaction nests. They do it here, the way `storage.sqlite` does it for SQLite:
   tenant filter therefore still sees one tenant, and a connection that declared
   none sees nothing. The policy is `FORCE`d, so it binds the tables' owner too; it
   does not bind a superuser or a `BYPASSRLS` role, so run redstring as neither.
-  The few calls that are cross-tenant by contract (the log's global `read_all`, a
-  projection's checkpoint) declare `ALL_TENANTS`.
+  The few calls that are cross-tenant by contract (the log's global `read_all` and
+  `read_headers`, a projection's checkpoint) declare `ALL_TENANTS`.
 - DDL runs under one transaction-scoped advisory lock (`SCHEMA_LOCK`): two
   processes opening a fresh database at once would otherwise race on
   `CREATE TABLE IF NOT EXISTS` and one would fail on a duplicate catalogue row.

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from redstring.domain.exceptions import ConcurrencyError, InvalidInputError, TenantMismatchError
-from redstring.domain.log import NewEvent
+from redstring.domain.log import EventHeader, NewEvent
 from redstring.testing.factories import TwoTenants
 
 if TYPE_CHECKING:
@@ -149,6 +149,32 @@ class EventLogCompliance(TwoTenants):
             await log.read_all(limit=-1)
         with pytest.raises(InvalidInputError):
             await log.read_all(after=-1)
+
+    async def test_read_headers_are_read_all_without_payloads_over_every_tenant(
+        self, log: EventLog, tenant: TenantId, other: TenantId
+    ) -> None:
+        for n in range(7):
+            owner = tenant if n % 2 else other
+            events = [event(n), event(n + 10)]
+            await log.append(f"s{n}", events, tenant_id=owner, expected_version=0)
+        everything = await log.read_all()
+        fields = list(EventHeader.model_fields)
+        expected = [EventHeader(**{f: getattr(e, f) for f in fields}) for e in everything]
+        headers = await log.read_headers()
+        assert [EventHeader(**h.model_dump()) for h in headers] == expected
+        assert all(type(h) is EventHeader for h in headers)
+        paged, after = [], 0
+        while page := await log.read_headers(after=after, limit=3):
+            assert len(page) <= 3
+            paged.extend(page)
+            after = page[-1].position
+        assert paged == headers
+        assert await log.read_headers(after=everything[4].position) == headers[5:]
+        assert await log.read_headers(limit=0) == []
+        with pytest.raises(InvalidInputError):
+            await log.read_headers(limit=-1)
+        with pytest.raises(InvalidInputError):
+            await log.read_headers(after=-1)
 
     async def test_bad_append_arguments_are_refused(self, log: EventLog, tenant: TenantId) -> None:
         with pytest.raises(InvalidInputError):

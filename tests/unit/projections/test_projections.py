@@ -9,9 +9,11 @@ import pytest
 from redstring.composition.workspace import Workspace
 from redstring.domain.exceptions import ProjectionError
 from redstring.domain.log import NewEvent
+from redstring.eventlog.memory import InMemoryEventLog
 from redstring.events import MergeUndone, merge_stream
 from redstring.graph.memory import InMemoryGraphStore
 from redstring.projections import GraphProjection, InMemoryCheckpointStore, replay
+from redstring.projections.base import FreshEvents
 from redstring.testing.projection_oracle import (
     DIMENSION,
     TENANTS,
@@ -23,6 +25,7 @@ from redstring.testing.projection_oracle import (
 if TYPE_CHECKING:
     from redstring.domain.entity import Entity
     from redstring.domain.ids import EntityId, TenantId
+    from redstring.domain.log import RecordedEvent
 
 
 async def ingest(ws: Workspace, scenario: Scenario, *, catch_up_every: int = 1) -> None:
@@ -147,6 +150,47 @@ async def test_events_a_projection_does_not_handle_only_advance_its_checkpoint()
     await ws.catch_up()
     assert await ws.graph_projection.position() == 1
     assert await ws.vector_projection.position() == 1
+
+
+class CountingLog(InMemoryEventLog):
+    """Counts the reads that return payloads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.full_reads = 0
+
+    async def read_all(self, *, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
+        self.full_reads += 1
+        return await super().read_all(after=after, limit=limit)
+
+
+@pytest.mark.parametrize("fresh_share", [1.0, 0.5, 0.0])
+async def test_fresh_batches_fold_from_headers_and_the_others_from_payloads(
+    fresh_share: float,
+) -> None:
+    """Catches a projection that reads payloads it holds typed (the cost this saves), and
+    one that folds from headers an event this process did not append (another writer's,
+    whose payload it must read)."""
+    scenario = Scenario.generate(3, 60)
+    log = CountingLog()
+    fresh = FreshEvents()
+    graph = InMemoryGraphStore()
+    projection = GraphProjection(graph, log, InMemoryCheckpointStore(), batch_size=8, fresh=fresh)
+    mine = int(len(scenario.appends) * fresh_share)
+    for n, append in enumerate(scenario.appends):
+        envelopes = [event.to_new_event() for event in append.events]
+        tenant = append.events[0].tenant_id
+        await log.append(
+            append.stream_id, envelopes, tenant_id=tenant, expected_version=append.expected_version
+        )
+        if n < mine:
+            fresh.add(append.stream_id, append.expected_version + 1, append.events)
+    await projection.catch_up()
+    assert await store_graph_state(graph, scenario.oracle) == scenario.oracle.graph_state()
+    if fresh_share == 1.0:
+        assert log.full_reads == 0
+    else:
+        assert log.full_reads > 0
 
 
 def _stray(tenant: TenantId) -> Entity:
