@@ -228,7 +228,16 @@ class Consolidator:
                 for first in range(start, end, MERGES_PER_FOLD):
                     batch = merges[first : min(end, first + MERGES_PER_FOLD)]
                     pending = _Unfolded()
-                    ids = [await self._merge(tenant_id, decision, pending) for decision in batch]
+                    stored = await self._stored(tenant_id, batch)
+                    ids = []
+                    for index, decision in enumerate(batch):
+                        if pending.touches(_involved(decision)):
+                            # Merges of one plan never share an entity; one that does is
+                            # written over the folded earlier merge, read afresh.
+                            await self._workspace.catch_up()
+                            pending.clear()
+                            stored = await self._stored(tenant_id, batch[index:])
+                        ids.append(await self._merge(tenant_id, decision, pending, stored))
                     await self._workspace.catch_up()
                     for merge_id, decision in zip(ids, batch, strict=True):
                         report.merge_ids.append(merge_id)
@@ -251,26 +260,39 @@ class Consolidator:
         )
         await self._workspace.append(stream, [event], expected_version=version)
 
+    async def _stored(self, tenant_id: TenantId, batch: Sequence[MergeDecision]) -> _Stored:
+        """The stored entities and edges of `batch`'s merges, read at once (per merge,
+        one read per entity cost more than writing the merge)."""
+        graph = self._workspace.graph
+        ids = [entity_id for decision in batch for entity_id in _involved(decision)]
+        edges: dict[EntityId, list[Relationship]] = {}
+        for rel in await graph.relationships_many(ids, tenant_id):
+            edges.setdefault(rel.source_id, []).append(rel)
+            if rel.target_id != rel.source_id:
+                edges.setdefault(rel.target_id, []).append(rel)
+        return _Stored(
+            canonical=await graph.resolve_many(ids, tenant_id),
+            entities={e.id: e for e in await graph.get_entities(ids, tenant_id)},
+            edges=edges,
+        )
+
     async def _merge(
-        self, tenant_id: TenantId, decision: MergeDecision, pending: _Unfolded
+        self, tenant_id: TenantId, decision: MergeDecision, pending: _Unfolded, stored: _Stored
     ) -> UUID:
         """Append one merge's event; the caller folds the batch with one catch-up.
 
         The snapshot is the graph as folding the earlier merges of the batch would
-        leave it: entities are read from the store (merges of one plan never share
-        an entity, and one that does is folded first), edges from the store with
-        the unfolded merges' redirects applied (`pending`)."""
-        graph = self._workspace.graph
-        involved = [decision.canonical_id, *decision.merged_ids]
-        if pending.touches(involved):
-            await self._workspace.catch_up()
-            pending.clear()
-        before = await graph.get_entities(involved, tenant_id)
-        stored = {}
-        for entity_id in involved:
-            for rel in await graph.relationships(entity_id, tenant_id):
-                stored[rel.id] = rel
-        edges = pending.edges_of(stored, set(involved))
+        leave it: entities as `stored` (read before the batch was appended; its merges
+        share no entity), edges as `stored` with the unfolded merges' redirects
+        applied (`pending`)."""
+        involved = _involved(decision)
+        canonical = list(dict.fromkeys(stored.canonical[entity_id] for entity_id in involved))
+        before = sorted(
+            (stored.entities[c] for c in canonical if c in stored.entities),
+            key=lambda entity: str(entity.id),
+        )
+        touching = {rel.id: rel for c in canonical for rel in stored.edges.get(c, [])}
+        edges = pending.edges_of(touching, set(involved))
         merge_id = uuid4()
         event = EntitiesMerged.build(
             tenant_id=tenant_id,
@@ -285,6 +307,20 @@ class Consolidator:
         await self._workspace.append(merge_stream(merge_id), [event], expected_version=0)
         pending.add(involved, event)
         return merge_id
+
+
+def _involved(decision: MergeDecision) -> list[EntityId]:
+    return [decision.canonical_id, *decision.merged_ids]
+
+
+@dataclass
+class _Stored:
+    """What the store held for a batch of merges: each asked id's canonical, the
+    entities by id and the edges by endpoint."""
+
+    canonical: Mapping[EntityId, EntityId]
+    entities: Mapping[EntityId, Entity]
+    edges: Mapping[EntityId, list[Relationship]]
 
 
 class _Unfolded:

@@ -152,6 +152,18 @@ class InMemoryGraphStore:
         ]
         return sorted(found, key=lambda relationship: str(relationship.id))
 
+    async def relationships_many(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> list[Relationship]:
+        canonical = {self._resolved(entity_id, tenant_id) for entity_id in entity_ids}
+        found = [
+            relationship.model_copy(deep=True)
+            for (owner, _), relationship in self._relationships.items()
+            if owner == tenant_id
+            and (relationship.source_id in canonical or relationship.target_id in canonical)
+        ]
+        return sorted(found, key=lambda relationship: str(relationship.id))
+
     async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
         found = [
             relationship.model_copy(deep=True)

@@ -341,6 +341,31 @@ class PostgresGraphStore:
             )
         return [Relationship.model_validate_json(body) for (body,) in rows]
 
+    async def relationships_many(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> list[Relationship]:
+        if not entity_ids:
+            return []
+        asked = list(dict.fromkeys(entity_ids))
+        async with self._db.read(tenant_id) as conn:
+            stored: dict[UUID, UUID] = dict(
+                await _all(
+                    conn,
+                    """SELECT alias_id, canonical_id FROM graph_aliases
+                       WHERE tenant_id = %s AND alias_id = ANY(%s)""",
+                    (tenant_id, asked),
+                )
+            )
+            canonical = list(dict.fromkeys(stored.get(entity_id, entity_id) for entity_id in asked))
+            rows = await _all(
+                conn,
+                """SELECT body FROM graph_relationships
+                   WHERE tenant_id = %s AND (source_id = ANY(%s) OR target_id = ANY(%s))
+                   ORDER BY id""",
+                (tenant_id, canonical, canonical),
+            )
+        return [Relationship.model_validate_json(body) for (body,) in rows]
+
     async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
         async with self._db.read(tenant_id) as conn:
             rows = await _all(

@@ -395,6 +395,26 @@ class SqliteGraphStore:
         found = [Relationship.model_validate_json(body) for (body,) in rows]
         return sorted(found, key=lambda relationship: str(relationship.id))
 
+    async def relationships_many(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> list[Relationship]:
+        tenant = str(tenant_id)
+        asked = [str(entity_id) for entity_id in entity_ids]
+        stored = self._stored_targets(tenant, asked)
+        canonical = list(dict.fromkeys(stored.get(raw, raw) for raw in asked))
+        bodies: dict[str, str] = {}
+        for chunk in _chunks(canonical):
+            # One indexed lookup per end rather than one OR, which SQLite may scan.
+            for end in ("source_id", "target_id"):
+                bodies.update(
+                    self._conn.execute(
+                        f"""SELECT id, body FROM graph_relationships
+                            WHERE tenant_id = ? AND {end} IN ({_marks(chunk)})""",
+                        (tenant, *chunk),
+                    ).fetchall()
+                )
+        return [Relationship.model_validate_json(bodies[rel_id]) for rel_id in sorted(bodies)]
+
     async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
         return [
             Relationship.model_validate_json(body)

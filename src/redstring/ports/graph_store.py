@@ -89,6 +89,14 @@ class GraphStore(Protocol):
         """Relationships with the (alias-resolved) entity at either end, ordered by id string."""
         ...
 
+    async def relationships_many(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> list[Relationship]:
+        """Relationships with any of the (alias-resolved) `entity_ids` at either end, each
+        once, ordered by id string: `relationships` of many entities in one read (a
+        consolidation snapshots the edges of thousands of merged entities)."""
+        ...
+
     async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
         """Every relationship of the tenant, ordered by id string."""
         ...

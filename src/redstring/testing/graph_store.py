@@ -225,6 +225,30 @@ class GraphStoreCompliance(TwoTenants):
         assert await store.neighbours(charles.id, tenant) == [ada]
         assert await store.list_relationships(tenant) == [edge]
 
+    async def test_relationships_many_is_relationships_of_each_at_once(
+        self, store: GraphStore, tenant: TenantId, other: TenantId
+    ) -> None:
+        """Catches a batch read that misses an end, an alias, or repeats an edge two
+        asked entities share, or reaches into another tenant."""
+        a, b, c, d, e = (make_entity(tenant_id=tenant, name=n) for n in "ABCDE")
+        await store.upsert_entities([a, b, c, d, e], tenant)
+        edges = [make_relationship(a, b), make_relationship(c, a), make_relationship(d, e)]
+        await store.upsert_relationships(edges, tenant)
+        merged_away = make_entity(tenant_id=tenant, name="Old C").id
+        await store.set_alias(merged_away, c.id, tenant)
+        theirs = make_entity(tenant_id=other, name="A")
+        await store.upsert_entities([theirs], other)
+        await store.upsert_relationships(
+            [make_relationship(theirs, make_entity(tenant_id=other, name="Z"))], other
+        )
+        for asked in ([a.id], [b.id, a.id], [merged_away, e.id], [a.id, b.id, c.id, d.id]):
+            each = {r.id: r for x in asked for r in await store.relationships(x, tenant)}
+            expected = sorted(each.values(), key=lambda r: str(r.id))
+            assert await store.relationships_many(asked, tenant) == expected
+        assert len(await store.relationships_many([a.id, b.id, c.id, d.id], tenant)) == 3
+        assert await store.relationships_many([], tenant) == []
+        assert await store.relationships_many([theirs.id], tenant) == []
+
     async def test_colliding_relationship_ids_across_tenants_never_cross(
         self, store: GraphStore, tenant: TenantId, other: TenantId
     ) -> None:

@@ -13,6 +13,7 @@ from redstring.composition.consolidation import Consolidator
 from redstring.composition.records import RecordMapping, import_records
 from redstring.composition.retrieval import Retriever
 from redstring.composition.workspace import Workspace
+from redstring.consolidation.engine import MergeDecision, ResolutionPlan
 from redstring.domain.exceptions import ConcurrencyError, NotFoundError
 from redstring.domain.ids import TenantId
 from redstring.domain.retrieval import RetrievalMode
@@ -291,3 +292,30 @@ async def test_a_merged_entity_is_made_of_its_records_through_merges_of_merges()
     [(_, records)] = (await consolidator.made_of(tenant)).items()
     assert len(records) == 2
     assert ada in {e.id for e in records}
+
+
+async def test_a_merge_sharing_an_entity_with_an_earlier_one_snapshots_it_merged() -> None:
+    """A plan's merges never share an entity, but one that does is written over the
+    earlier merge folded: catches a snapshot read once per batch and not again, whose
+    undo would restore the entity as it was before the first merge."""
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    await fill(workspace, tenant, [*PEOPLE, {**PEOPLE[0], "id": "4"}])
+    entities = await workspace.graph.list_entities(tenant)
+    adas = [e for e in entities if e.name == "Ada Lovelace"]
+    charles = next(e for e in entities if e.name == "Charles Babbage")
+    await workspace.graph.upsert_relationships([make_relationship(adas[1], charles)], tenant)
+    first = adas[0].model_copy(update={"properties": {**adas[0].properties, "seen": 1}})
+    second = first.model_copy(update={"properties": {**first.properties, "seen": 2}})
+    plan = ResolutionPlan(
+        merges=[
+            MergeDecision(first.id, (adas[1].id,), "test", {}, first),
+            MergeDecision(first.id, (adas[2].id,), "test", {}, second),
+        ]
+    )
+    consolidator = Consolidator(workspace)
+    report = await consolidator._apply(tenant, entities, plan, None)
+    [_, merged_twice] = report.merge_ids
+    await consolidator.undo(merged_twice, tenant)
+    assert await workspace.graph.get_entity(first.id, tenant) == first
+    [edge] = await workspace.graph.list_relationships(tenant)
+    assert {edge.source_id, edge.target_id} == {first.id, charles.id}
