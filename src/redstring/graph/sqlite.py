@@ -132,50 +132,77 @@ class SqliteGraphStore:
             if had_lexicon is None:
                 conn.execute("DROP TABLE IF EXISTS graph_lexicon_keys")
                 conn.execute("DROP TABLE IF EXISTS graph_lexicon")
-                bodies = conn.execute("SELECT body FROM graph_entities").fetchall()
-                for (body,) in bodies:
-                    self._file_lexicon(Entity.model_validate_json(body))
+                by_tenant: dict[TenantId, list[Entity]] = {}
+                for (body,) in conn.execute("SELECT body FROM graph_entities").fetchall():
+                    entity = Entity.model_validate_json(body)
+                    by_tenant.setdefault(entity.tenant_id, []).append(entity)
+                for tenant_entities in by_tenant.values():
+                    self._file_lexicon(tenant_entities)
 
-    def _file_lexicon(self, entity: Entity) -> None:
-        """(Re)file `entity` in the lexicon; the caller holds the transaction."""
-        tenant, entity_id = str(entity.tenant_id), str(entity.id)
-        names = _NAME_SEPARATOR.join(candidate_names(entity))
-        self._conn.execute(
-            """DELETE FROM graph_lexicon_blocks INDEXED BY graph_lexicon_blocks_entity
-               WHERE tenant_id = ? AND entity_id = ?""",
-            (tenant, entity_id),
-        )
+    def _file_lexicon(self, entities: Sequence[Entity]) -> None:
+        """(Re)file `entities` (distinct ids of one tenant) in the lexicon; the caller
+        holds the transaction."""
+        if not entities:
+            return
+        tenant = str(entities[0].tenant_id)
+        for chunk in _chunks([str(entity.id) for entity in entities]):
+            self._conn.execute(
+                f"""DELETE FROM graph_lexicon_blocks INDEXED BY graph_lexicon_blocks_entity
+                    WHERE tenant_id = ? AND entity_id IN ({_marks(chunk)})""",
+                (tenant, *chunk),
+            )
         self._conn.executemany(
             """INSERT OR IGNORE INTO graph_lexicon_blocks
                (tenant_id, key, entity_id, entity_type, names) VALUES (?, ?, ?, ?, ?)""",
-            [(tenant, key, entity_id, entity.entity_type, names) for key in lexicon_keys(entity)],
+            [
+                (tenant, key, str(entity.id), entity.entity_type, names)
+                for entity in entities
+                for names in (_NAME_SEPARATOR.join(candidate_names(entity)),)
+                for key in lexicon_keys(entity)
+            ],
         )
 
     # -- entities ------------------------------------------------------------------
 
     async def upsert_entities(self, entities: Sequence[Entity], tenant_id: TenantId) -> None:
+        """A few statements for the whole call, in id order (a consolidation upserts
+        thousands of canonicals); an id given twice ends as its last version."""
         _check_tenant(entities, tenant_id)
         tenant = str(tenant_id)
+        latest = {str(entity.id): entity for entity in entities}
+        ids = sorted(latest)
         with transaction(self._conn) as conn:
-            for entity in entities:
-                entity_id = str(entity.id)
+            for chunk in _chunks(ids):
                 conn.execute(
-                    "DELETE FROM graph_blocking_keys WHERE tenant_id = ? AND entity_id = ?",
-                    (tenant, entity_id),
+                    f"""DELETE FROM graph_blocking_keys
+                        WHERE tenant_id = ? AND entity_id IN ({_marks(chunk)})""",
+                    (tenant, *chunk),
                 )
-                conn.execute(
-                    """INSERT INTO graph_entities (tenant_id, id, entity_type, body)
-                       VALUES (?, ?, ?, ?)
-                       ON CONFLICT (tenant_id, id) DO UPDATE
-                       SET entity_type = excluded.entity_type, body = excluded.body""",
-                    (tenant, entity_id, entity.entity_type, entity.model_dump_json()),
-                )
-                conn.executemany(
-                    """INSERT OR IGNORE INTO graph_blocking_keys (tenant_id, key, entity_id)
-                       VALUES (?, ?, ?)""",
-                    [(tenant, key, entity_id) for key in entity.blocking_keys],
-                )
-                self._file_lexicon(entity)
+            conn.executemany(
+                """INSERT INTO graph_entities (tenant_id, id, entity_type, body)
+                   VALUES (?, ?, ?, ?)
+                   ON CONFLICT (tenant_id, id) DO UPDATE
+                   SET entity_type = excluded.entity_type, body = excluded.body""",
+                [
+                    (
+                        tenant,
+                        entity_id,
+                        latest[entity_id].entity_type,
+                        latest[entity_id].model_dump_json(),
+                    )
+                    for entity_id in ids
+                ],
+            )
+            conn.executemany(
+                """INSERT OR IGNORE INTO graph_blocking_keys (tenant_id, key, entity_id)
+                   VALUES (?, ?, ?)""",
+                [
+                    (tenant, key, entity_id)
+                    for entity_id in ids
+                    for key in latest[entity_id].blocking_keys
+                ],
+            )
+            self._file_lexicon([latest[entity_id] for entity_id in ids])
 
     def _resolved(self, entity_id: EntityId, tenant_id: TenantId) -> EntityId:
         row = self._conn.execute(
@@ -319,8 +346,9 @@ class SqliteGraphStore:
 
     async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
         tenant = str(tenant_id)
+        # Sorted, so each chunk is one stretch of the id-ordered trees, not all of them.
         with transaction(self._conn) as conn:
-            for chunk in _chunks([str(entity_id) for entity_id in dict.fromkeys(entity_ids)]):
+            for chunk in _chunks(sorted({str(entity_id) for entity_id in entity_ids})):
                 marks = _marks(chunk)
                 conn.execute(
                     f"DELETE FROM graph_entities WHERE tenant_id = ? AND id IN ({marks})",
@@ -336,11 +364,14 @@ class SqliteGraphStore:
                         WHERE tenant_id = ? AND entity_id IN ({marks})""",
                     (tenant, *chunk),
                 )
-                conn.execute(
-                    f"""DELETE FROM graph_relationships WHERE tenant_id = ?
-                        AND (source_id IN ({marks}) OR target_id IN ({marks}))""",
-                    (tenant, *chunk, *chunk),
-                )
+                # One indexed delete per end: SQLite planned the OR as a scan of the
+                # tenant's relationships.
+                for end in ("source_id", "target_id"):
+                    conn.execute(
+                        f"""DELETE FROM graph_relationships
+                            WHERE tenant_id = ? AND {end} IN ({marks})""",
+                        (tenant, *chunk),
+                    )
 
     # -- relationships ---------------------------------------------------------------
 
