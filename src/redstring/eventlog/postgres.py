@@ -168,38 +168,22 @@ class PostgresEventLog:
         return [_recorded(row) for row in rows]
 
     async def read_all(self, *, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
-        check_read_all(after, limit)
-        async with self._db.read(ALL_TENANTS) as conn:
-            rows = await (
-                await conn.execute(
-                    f"SELECT {_COLUMNS} FROM event_log WHERE position > %s "
-                    "ORDER BY position LIMIT %s",
-                    (after, limit),
-                )
-            ).fetchall()
-        return [_recorded(row) for row in rows]
+        return [_recorded(row) for row in await self._after(_COLUMNS, after, limit)]
 
     async def read_headers(self, *, after: int = 0, limit: int | None = None) -> list[EventHeader]:
+        return [_header(row) for row in await self._after(_HEADER_COLUMNS, after, limit)]
+
+    async def _after(self, columns: str, after: int, limit: int | None) -> list[tuple[Any, ...]]:
+        """`columns` of the events past `after`, in log order, at most `limit`."""
         check_read_all(after, limit)
         async with self._db.read(ALL_TENANTS) as conn:
-            rows = await (
+            return await (
                 await conn.execute(
-                    f"SELECT {_HEADER_COLUMNS} FROM event_log WHERE position > %s "
+                    f"SELECT {columns} FROM event_log WHERE position > %s "
                     "ORDER BY position LIMIT %s",
                     (after, limit),
                 )
             ).fetchall()
-        return [
-            EventHeader.model_construct(
-                position=position,
-                stream_id=stream_id,
-                version=version,
-                tenant_id=TenantId(tenant if isinstance(tenant, UUID) else UUID(str(tenant))),
-                event_type=event_type,
-                schema_version=schema_version,
-            )
-            for position, stream_id, version, tenant, event_type, schema_version in rows
-        ]
 
     async def last_position(self) -> int:
         async with self._db.read(ALL_TENANTS) as conn:
@@ -220,4 +204,16 @@ def _recorded(row: tuple[Any, ...]) -> RecordedEvent:
         schema_version=schema_version,
         payload=json.loads(payload),
         recorded_at=recorded_at,
+    )
+
+
+def _header(row: tuple[Any, ...]) -> EventHeader:
+    position, stream_id, version, tenant, event_type, schema_version = row
+    return EventHeader.model_construct(
+        position=position,
+        stream_id=stream_id,
+        version=version,
+        tenant_id=TenantId(tenant if isinstance(tenant, UUID) else UUID(str(tenant))),
+        event_type=event_type,
+        schema_version=schema_version,
     )

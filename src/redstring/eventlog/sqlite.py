@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from redstring.domain.exceptions import ConcurrencyError, TenantMismatchError
@@ -152,30 +152,18 @@ class SqliteEventLog:
         return [_recorded(row) for row in rows]
 
     async def read_all(self, *, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
-        check_read_all(after, limit)
-        rows = self._conn.execute(
-            f"SELECT {_COLUMNS} FROM event_log WHERE position > ? ORDER BY position LIMIT ?",
-            (after, -1 if limit is None else limit),
-        ).fetchall()
-        return [_recorded(row) for row in rows]
+        return [_recorded(row) for row in self._after(_COLUMNS, after, limit)]
 
     async def read_headers(self, *, after: int = 0, limit: int | None = None) -> list[EventHeader]:
+        return [_header(row) for row in self._after(_HEADER_COLUMNS, after, limit)]
+
+    def _after(self, columns: str, after: int, limit: int | None) -> list[Any]:
+        """`columns` of the events past `after`, in log order, at most `limit`."""
         check_read_all(after, limit)
-        rows = self._conn.execute(
-            f"SELECT {_HEADER_COLUMNS} FROM event_log WHERE position > ? ORDER BY position LIMIT ?",
+        return self._conn.execute(
+            f"SELECT {columns} FROM event_log WHERE position > ? ORDER BY position LIMIT ?",
             (after, -1 if limit is None else limit),
         ).fetchall()
-        return [
-            EventHeader.model_construct(
-                position=position,
-                stream_id=stream_id,
-                version=version,
-                tenant_id=TenantId(UUID(tenant)),
-                event_type=event_type,
-                schema_version=schema_version,
-            )
-            for position, stream_id, version, tenant, event_type, schema_version in rows
-        ]
 
     async def last_position(self) -> int:
         row = self._conn.execute("SELECT MAX(position) FROM event_log").fetchone()
@@ -195,4 +183,16 @@ def _recorded(row: Row) -> RecordedEvent:
         schema_version=schema_version,
         payload=json.loads(payload),
         recorded_at=datetime.fromisoformat(recorded_at),
+    )
+
+
+def _header(row: tuple[Any, ...]) -> EventHeader:
+    position, stream_id, version, tenant, event_type, schema_version = row
+    return EventHeader.model_construct(
+        position=position,
+        stream_id=stream_id,
+        version=version,
+        tenant_id=TenantId(UUID(tenant)),
+        event_type=event_type,
+        schema_version=schema_version,
     )
