@@ -267,3 +267,11 @@ def test_apostrophes_capitals_seas_and_agencies(text: str, name: str, entity_typ
     """Catches: "Kevin O 'Brien" cut at the apostrophe, a paper in capitals typed a
     Person, "Mediterranean" or a dateline's agency left a Concept."""
     assert types(text).get(name) == entity_type
+
+
+def test_a_weekday_alone_is_no_entity_and_no_name() -> None:
+    """Catches: "Tuesday" (a day relative to an unstated date) stored as a Date, or,
+    once not a date, read as a capitalised name; a dated day is still a Date."""
+    found = types("The council said Tuesday it met on Monday , March 5 , in Good Friday week .")
+    assert not {"Tuesday", "Monday", "Friday", "Good Friday"} & set(found)
+    assert found.get("March 5") == "Date"
