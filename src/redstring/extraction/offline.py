@@ -21,6 +21,10 @@ What it finds, per chunk, with the rule that fires first:
   (before the keywords: "Soviet Union" is no union).
 - Person (0.9): a capitalised run starting with a title (Mr, Dr, President, Sen., ...),
   unless a body's keyword follows ("General Accounting Office").
+- Location / Organization (0.6): a name and the lowercase noun after it that says
+  what it is ("the Sahara desert", "the Najd plateau", "NHK network", "the Phnom
+  Penh government"); a body's noun does not join a known place or a nationality
+  ("the U.S. government").
 - Organization (0.8): a numbered unit ("the 6th Fleet", "12th Brigade").
 - Organization (0.85): a run containing a suffix or keyword (Inc, Ltd, Corp, GmbH,
   University, Ministry, Party, ...), or one of a few single-word bodies (Congress, Navy).
@@ -518,6 +522,14 @@ _UNITS = _words(
     "Fleet Brigade Division Regiment Battalion Squadron Army Corps Infantry Cavalry "
     "Airborne Armored Armoured Artillery Wing Group District Precinct Congress"
 )
+#: Lowercase nouns that name what kind of place or body the name before them is:
+#: "the Sahara desert", "the Najd plateau", "NHK network", "the Phnom Penh
+#: government". After a known place or a nationality only a place head joins ("the
+#: U.S. government" is the U.S.'s, "a U.S. bank" some bank in it, "the South Korean
+#: government" South Korea's).
+_PLACE_HEAD_NOUNS = _words("desert plateau river mountains valley basin peninsula")
+_BODY_HEAD_NOUNS = _words("government network bank newspaper")
+_LOWERCASE_HEAD = re.compile(rf" ({'|'.join(sorted(_PLACE_HEAD_NOUNS | _BODY_HEAD_NOUNS))})\b(?!-)")
 _ORDINAL_BEFORE = re.compile(r"(?<![\w.,])\d{1,3}(?:st|nd|rd|th)\s$")
 _AGENCY_BEFORE = re.compile(r"\(\s?$")
 _AGENCY_AFTER = re.compile(r"\s?\)\s?(?:--|—|–)")
@@ -859,6 +871,13 @@ class OfflineExtractor:
             end = numbered.end()
         name = text[start:end]
         words = [tokens[k].bare for k in run]
+        head = _LOWERCASE_HEAD.match(text, end)
+        if head is not None and free(end, head.end()) and words[0] not in TITLES:
+            head_type = LOCATION if head.group(1) in _PLACE_HEAD_NOUNS else ORGANIZATION
+            place = name in KNOWN_PLACES or name in WORLD_CITIES or words[-1] in DEMONYMS
+            if head_type == LOCATION or not place:
+                add(text[start : head.end()], head_type, start, head.end(), 0.6)
+                return
         ordinal = _ORDINAL_BEFORE.search(text, max(0, start - 8), start)
         if ordinal is not None and words[0] in _UNITS and free(ordinal.start(), start):
             # "the 6th Fleet", "the 21st Brigade of Cerro Muriano": a numbered unit.

@@ -275,3 +275,33 @@ def test_a_weekday_alone_is_no_entity_and_no_name() -> None:
     found = types("The council said Tuesday it met on Monday , March 5 , in Good Friday week .")
     assert not {"Tuesday", "Monday", "Friday", "Good Friday"} & set(found)
     assert found.get("March 5") == "Date"
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "entity_type"),
+    [
+        ("Sand from the Sahara desert in Africa spread .", "Sahara desert", "Location"),
+        ("Rain runs off the Najd plateau in the north .", "Najd plateau", "Location"),
+        ("It is made by NHK network in Japan .", "NHK network", "Organization"),
+        (
+            "He said that the Phnom Penh government has worked .",
+            "Phnom Penh government",
+            "Organization",
+        ),
+    ],
+)
+def test_a_lowercase_place_or_body_noun_after_a_name_is_part_of_it(
+    text: str, name: str, entity_type: str
+) -> None:
+    """Catches: "the Najd plateau" or "NHK network" cut before the noun that says
+    what the name is, and typed by a guess (Concept, a two-word Person)."""
+    assert types(text).get(name) == entity_type
+
+
+def test_a_body_noun_after_a_place_or_nationality_stays_out() -> None:
+    """Catches: "a U.S. bank" (some bank in the U.S.) or "the South Korean
+    government" read as a body's name instead of the place or group."""
+    found = types("A dealer at a U.S. bank said the South Korean government agreed .")
+    assert found.get("U.S.") == "Location"
+    assert "U.S. bank" not in found
+    assert "South Korean government" not in found
