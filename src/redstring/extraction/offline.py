@@ -78,7 +78,9 @@ that starts after an abbreviation ("the U.S. It was"). A sentence-initial
 function word ("The", "In", "He", ...) is dropped from a run. An honorific stays
 in a person's name, as written ("President Lincoln", "Dr. Lee DeForest"); an office
 or rank does not ("Gov. James Thompson" names "James Thompson"), and still types
-the name a Person.
+the name a Person. A title or office inside a run splits off the place, town, body
+or nationality before it ("Illinois Gov. James Thompson", "Whitefish City Attorney
+Tom Muri", "CNEN Radioprotection Director Laercio Vinhas").
 
 What it cannot do:
 
@@ -898,7 +900,11 @@ class OfflineExtractor:
         entity_type: str | None
         confidence: float
         title_at = next(
-            (k for k, w in enumerate(words) if k > 0 and w in TITLES and k + 1 < len(words)),
+            (
+                k
+                for k, w in enumerate(words)
+                if k > 0 and (w in TITLES or w in _OFFICE_TITLES) and k + 1 < len(words)
+            ),
             None,
         )
         # "Deputy U.S. Ambassador X": offices before the place are the person's too.
@@ -915,10 +921,14 @@ class OfflineExtractor:
                 or prefix.isupper()
                 or prefix in DEMONYMS
                 or any(w in ORG_KEYWORDS for w in words[lead + 1 : title_at])
+                or words[title_at - 1] in PLACE_KEYWORDS
+                or (len(words[lead]) > 1 and words[lead].isupper())
             )
         ):
-            # "Illinois Gov. James Thompson", "National Congress President X": a
-            # place, body or nationality, then a titled person.
+            # "Illinois Gov. James Thompson", "National Congress President X",
+            # "Whitefish City Attorney X", "CNEN Radioprotection Director X": a place,
+            # town, body or nationality, then a titled person (an honorific inside a
+            # run is no office: "Roman Emperor Julius Caesar" stays whole).
             self._classify_run(
                 text, tokens, run[lead:title_at], starts, people_surnames, free, add, defer
             )

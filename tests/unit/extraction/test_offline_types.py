@@ -305,3 +305,33 @@ def test_a_body_noun_after_a_place_or_nationality_stays_out() -> None:
     assert found.get("U.S.") == "Location"
     assert "U.S. bank" not in found
     assert "South Korean government" not in found
+
+
+@pytest.mark.parametrize(
+    ("text", "before", "person"),
+    [
+        ("The fuel spread , said Whitefish City Attorney Tom Muri .", "Whitefish City", "Tom Muri"),
+        ("CNEN Radioprotection Director Laercio Vinhas reported it .", None, "Laercio Vinhas"),
+        ("Mongolian Prime P. Jasray signed the treaty .", "Mongolian", "P. Jasray"),
+    ],
+)
+def test_an_office_inside_a_run_splits_off_the_town_or_body_before_it(
+    text: str, before: str | None, person: str
+) -> None:
+    """Catches: a town ("... City"), a body opening with its acronym, or a
+    nationality before an office (Director, Attorney, Prime) kept in one name with
+    the person who holds it."""
+    found = types(text)
+    assert found.get(person) == "Person"
+    if before is not None:
+        assert before in found
+
+
+def test_a_name_with_a_title_word_inside_stays_whole() -> None:
+    """Catches: the split above cutting a name whose middle word is a title
+    ("Martin Luther King Jr.", "Roman Emperor Julius Caesar")."""
+    assert types("He said Martin Luther King Jr. spoke here .").get("Martin Luther King Jr.") == (
+        "Person"
+    )
+    found = types("On that day , Roman Emperor Julius Caesar was killed .")
+    assert found.get("Roman Emperor Julius Caesar") == "Person"
