@@ -48,7 +48,8 @@ What it finds, per chunk, with the rule that fires first:
   of ..." (a body keyword, then "of").
 - Person (0.5): one word with what only a person has after it (", who", an age, "'s
   assassin", "'s lawyers", "has said", a killing within eight words: "Oswald acted
-  alone in killing", "Kennedy was shot") or a killing before it ("killing Kennedy").
+  alone in killing", "Kennedy was shot", a post in apposition or stated: ", a
+  designer", "is a lawyer") or a killing before it ("killing Kennedy").
 - Person (0.7): one word equal to the last word of a Person found earlier in the chunk.
 - Concept / Organization (0.5): a run with an event's word ("World War II"); one
   opening with a firm's word ("International Paper"), or all in capitals
@@ -447,11 +448,21 @@ _APPOSITION = re.compile(
     r"professor|lawyer|spokesman|spokeswoman|director|chairman|president|"
     r"executive|commander|minister|officer|senator|judge)\b)"
 )
+#: Occupations and posts only a person holds (not "member", "leader" or "player":
+#: a body is a member, a leader in its field, a media player a device).
+_PERSON_ROLES = (
+    r"(?:designer|appointee|official|professor|lawyer|spokesman|spokeswoman|director|"
+    r"chairman|president|commander|minister|officer|senator|judge|writer|author|actor|"
+    r"actress|singer|politician|poet|painter|composer|historian|journalist|businessman|"
+    r"economist|scientist|character)"
+)
 #: After one capitalised word, what only a person has: a relative "who", an age in
 #: apposition, a killer or a lawyer ("Starr , who", "Winter , 53 ,", "Kennedy 's
-#: assassin"). Not kin ("Manon 's mother"): it types given names, and a lone given
-#: name typed Person joins a full name (`test_a_lone_given_name_...`); on Re-DocRED
-#: it took within-document merge precision under 0.95.
+#: assassin"), a post in apposition or stated ("Blackwell , a designer", "Lazutkin ,
+#: former first deputy general director", "Marshall is a lawyer"). Not kin ("Manon
+#: 's mother"): it types given names, and a lone given name typed Person joins a
+#: full name (`test_a_lone_given_name_...`); on Re-DocRED it took within-document
+#: merge precision under 0.95.
 _PERSON_AFTER = re.compile(
     r"\s?,\s(?:who\b|\d{1,3}\s?,)"
     # "Stone has said"; "Oswald acted alone in killing", "Kennedy was shot".
@@ -460,6 +471,8 @@ _PERSON_AFTER = re.compile(
     r"murdering|shot)\b"
     r"|\s?['’]s\s(?:assassin|killer|murderer|assassination|killing|murder|lawyers?|"
     r"attorneys?)\b"
+    rf"|\s,\s(?:a|an|the|former)\s(?:[\w-]+\s){{0,5}}?{_PERSON_ROLES}\b"
+    rf"|\s(?:is|was)\s(?:a|an)\s(?:[\w-]+\s){{0,3}}?{_PERSON_ROLES}\b"
 )
 #: Before one capitalised word, a killing done to it: "killing Kennedy",
 #: "the assassination of Lincoln" (the KILLED patterns read the same words).

@@ -110,6 +110,9 @@ def test_a_preposition_types_only_the_run_right_after_it() -> None:
         ("The panel found Oswald acted alone in killing him .", "Oswald"),
         ("On the day Kennedy was shot , it rained .", "Kennedy"),
         ("The film is secret , but Stone has said it is done .", "Stone"),
+        ("The list was drawn up by Blackwell , a designer and arbiter .", "Blackwell"),
+        ("They paid attention to Lazutkin , former first deputy general director .", "Lazutkin"),
+        ("In Chicago , Marshall is a lawyer and former aide .", "Marshall"),
     ],
 )
 def test_one_word_is_a_person_where_only_a_person_fits(text: str, name: str) -> None:
@@ -126,6 +129,9 @@ def test_one_word_without_a_persons_cue_stays_no_person() -> None:
     # A killing too far away is no cue.
     far = types("In court Perry spoke for an hour on what the report said of men shot .")
     assert far.get("Perry") != "Person"
+    # A body is a member and a leader in its field; a device is a media player.
+    assert types("In 1920 , Villanova is a member of the league .").get("Villanova") != "Person"
+    assert types("It says Nexus is a digital media player .").get("Nexus") != "Person"
     # Kin types given names, which then join a full name in consolidation.
     assert types("In Paris , Manon 's mother arrived .").get("Manon") != "Person"
 
