@@ -65,6 +65,9 @@ What it finds, per chunk, with the rule that fires first:
   ("Villanova is small ... at Villanova"), with that name's type.
 - A birthplace "town , state" after "born in" is one Location ("born in Lubbock ,
   Texas"); elsewhere the two stay apart.
+- A wire headline (the words before a reference code: "Police Find No Signs of
+  Radiation Leak AU0202111694") capitalises every word: there a run typed only by
+  its shape (a Titlecase Person or Concept guess, 0.5 or less) is dropped.
 - A year next to an event's name joins it: "2010 Winter Olympics", "Eurovision Song
   Contest 2009" (Concept).
 
@@ -512,6 +515,27 @@ class _Found:
 #: five or more digits. It is no word of a name, so it ends a run and starts none.
 _REFERENCE_CODE = re.compile(r"^[A-Z]{1,4}\d{5,}$")
 
+#: A reference code standing alone in running text, for `_headlines`.
+_CODE_IN_TEXT = re.compile(r"(?<!\S)[A-Z]{1,4}\d{5,}(?!\S)")
+_LINE_OR_SENTENCE_END = re.compile(r"\n|[.!?][\"')\]’”]*\s")
+#: The confidence of the rules that type a run by its shape alone (any Titlecase
+#: run a Person, any other capitalised run a Concept) rather than by a cue.
+_GUESS = 0.5
+
+
+def _headlines(text: str) -> list[tuple[int, int]]:
+    """Spans of wire headlines: the words before a reference code, back to the line or
+    sentence end ("Police Find No Signs of Radiation Leak AU0202111694 Paris AFP").
+
+    A headline capitalises every word, so there a capital says nothing: a run the
+    rules type only by its shape ("Find No Signs", "Announces Offer") is no name.
+    """
+    spans = []
+    for code in _CODE_IN_TEXT.finditer(text):
+        ends = [m.end() for m in _LINE_OR_SENTENCE_END.finditer(text, 0, code.start())]
+        spans.append((ends[-1] if ends else 0, code.start()))
+    return spans
+
 
 def _is_capitalised(token: str) -> bool:
     return token[:1].isupper() and _REFERENCE_CODE.match(token) is None
@@ -851,7 +875,15 @@ class OfflineExtractor:
         found.sort(key=lambda f: f.start)
         found = _join_event_years(text, found)
         found = _join_birthplaces(text, found)
-        return [f for f in found if f.confidence >= self._min_confidence]
+        headlines = _headlines(text)
+        return [
+            f
+            for f in found
+            if f.confidence >= self._min_confidence
+            and not (
+                f.confidence <= _GUESS and any(s <= f.start and f.end <= e for s, e in headlines)
+            )
+        ]
 
     def _classify_run(
         self,

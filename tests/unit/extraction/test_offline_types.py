@@ -341,3 +341,17 @@ def test_a_name_with_a_title_word_inside_stays_whole() -> None:
     )
     found = types("On that day , Roman Emperor Julius Caesar was killed .")
     assert found.get("Roman Emperor Julius Caesar") == "Person"
+
+
+def test_a_wire_headlines_capitals_are_no_names() -> None:
+    """Catches: a headline's title case read as names ("Find No Signs" a Person),
+    or the rule dropping what a cue types there, or runs outside the headline."""
+    found = types(
+        "Police Find No Signs of Radiation Leak in Russia AU0202111694 Paris AFP in "
+        "English 0107 GMT 2 Feb 94\nLater , he met Jonas Fabre there ."
+    )
+    assert "Find No Signs" not in found
+    assert found.get("Russia") == "Location"
+    assert found.get("Paris") == "Location"
+    # Outside the headline, shape still types a run.
+    assert found.get("Jonas Fabre") == "Person"
