@@ -84,6 +84,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-homes": [5000],
     "people-us": [10000],
     "people-export": [1000, 5000],
+    "people-eu": [5000],
     "listings": [None],
     "articles": [None],
 }
@@ -540,6 +541,56 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("ssn"), block_on("given_name", "family_name", "dob")],
+            0.6,
+            [block_on("given_name", "family_name"), block_on("dob")],
+        )
+    if kind == "people-eu":
+        # "FAMILY Given": a Splink user splits the capitals off as the family name and
+        # parses the German date (done here, to its favour), then compares as the docs
+        # compare names, dates, e-mails and phones.
+        given, family = [], []
+        for row in records.rows:
+            words = row["Name"].split()
+            capitals = [w for w in words if w.isupper() and len(w) > 1]
+            rest = [w for w in words if w not in capitals]
+            family.append(_clean(" ".join(capitals)))
+            given.append(_clean(rest[0]) if rest else None)
+        frame = {
+            "unique_id": ids,
+            "given_name": given,
+            "family_name": family,
+            "dob": _column(records, "Geburtsdatum"),
+            "email": _column(records, "E-Mail"),
+            "phone": _column(records, "Telefon", _national_digits),
+            "city": _column(records, "Ort"),
+            "postcode": _column(records, "PLZ"),
+            "occupation": _column(records, "Beruf"),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [
+                    block_on("given_name", "family_name"),
+                    block_on("family_name", "dob"),
+                    block_on("given_name", "dob"),
+                    block_on("email"),
+                    block_on("phone"),
+                    block_on("postcode", "family_name"),
+                ],
+                [
+                    cl.NameComparison("given_name").configure(term_frequency_adjustments=True),
+                    cl.NameComparison("family_name").configure(term_frequency_adjustments=True),
+                    cl.DateOfBirthComparison(
+                        "dob", input_is_string=True, datetime_format="%d.%m.%Y"
+                    ),
+                    cl.EmailComparison("email"),
+                    cl.LevenshteinAtThresholds("phone", [1, 2]),
+                    cl.ExactMatch("city").configure(term_frequency_adjustments=True),
+                    cl.PostcodeComparison("postcode"),
+                    cl.ExactMatch("occupation").configure(term_frequency_adjustments=True),
+                ],
+            ),
+            [block_on("email"), block_on("given_name", "family_name", "dob")],
             0.6,
             [block_on("given_name", "family_name"), block_on("dob")],
         )

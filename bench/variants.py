@@ -38,6 +38,13 @@ Sets (columns exactly as a user's CSV would hold them):
     ``person_key``; ``name`` as "Family, Given Middle"; ``birth_date`` as
     MM/DD/YYYY; ``ssn`` (a US-social-security-like number per identity);
     ``phone`` (US formats); ``city``; ``gender``; ``job_title``.
+``people-eu`` (same source; ``--id-column Kennung --name-column Name``): a German
+    contact export, headers in German: ``Kennung``; ``Name`` as "FAMILY Given Middle"
+    (the family name first, in capitals, as an identity card prints it);
+    ``Geburtsdatum`` as DD.MM.YYYY; ``E-Mail`` (an address per identity, made of its
+    names and two digits at one of four providers); ``Telefon`` (a phone per identity,
+    four national layouts); ``Ort``; ``PLZ``; ``Beruf``. No id number, no address: an
+    e-mail column is the strong field, and no other set has one.
 ``listings`` (from patstat_company_names; ``--type Organization --id-column listing_id``)
     ``listing_id``; ``name`` (the filed name, corrupted as below); ``street``;
     ``city``; ``phone``; ``category`` (from the record's first IPC section).
@@ -59,6 +66,7 @@ Corruption model (record-level unless said otherwise; rates are per record):
   the identity also uses (a move or a branch).
 - phones: identity-level number; 10% missing, 4% one digit mistyped, layout drawn
   from four national styles per record.
+- e-mails: identity-level address; 12% missing, 5% one character typo.
 - organisation names: 25% legal form dropped, 30% common words abbreviated
   (International -> Intl), 15% one character typo, case re-drawn.
 - headlines: 20% one word dropped, 15% one character typo, 10% cut after 12 words,
@@ -487,6 +495,53 @@ def people_export(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("people-export", "Person", "Record ID", "Full Name", rows, parts.gold)
 
 
+MAIL_PROVIDERS = ("gmx.de", "web.de", "t-online.de", "posteo.de")
+
+
+def email_address(seed: int, identity: str, given: str, family: str) -> str:
+    """An identity's e-mail address: its names, two digits, one provider."""
+    r = rng(seed, "mail", identity)
+    local = re.sub(r"[^a-z.]", "", f"{given}.{family}".lower().replace(" ", "."))
+    return f"{local.strip('.')}{r.randrange(1, 100)}@{r.choice(MAIL_PROVIDERS)}"
+
+
+def email_noise(address: str, r: random.Random) -> str:
+    roll = r.random()
+    if roll < 0.12:
+        return ""
+    return typo(address, r) if roll < 0.17 else address
+
+
+def people_eu(source: list[dict[str, str]], seed: int) -> RecordSet:
+    parts = people_parts(source, seed)
+    first_row: dict[str, dict[str, str]] = {}
+    for row, identity in zip(parts.rows, parts.gold, strict=True):
+        first_row.setdefault(identity, row)
+    rows = []
+    for number, (row, identity) in enumerate(zip(parts.rows, parts.gold, strict=True)):
+        r = rng(seed, "eu", source[number]["unique_id"])
+        day, month, year = row["birth_day"], row["birth_month"], row["birth_year"]
+        given = " ".join(p for p in (row["given_name"], row["middle_names"]) if p)
+        name = " ".join(p for p in (row["family_name"].upper(), given) if p)
+        # The address is made of the identity's first record's names: one address
+        # per identity, whatever name variant this record carries.
+        first = first_row[identity]
+        address = email_address(seed, identity, first["given_name"], first["family_name"])
+        rows.append(
+            {
+                "Kennung": f"K-{number:07d}",
+                "Name": name,
+                "Geburtsdatum": f"{int(day):02d}.{int(month):02d}.{year}" if day else "",
+                "E-Mail": email_noise(address, r),
+                "Telefon": phone_layout(phone_digits(seed, identity), r, "eu"),
+                "Ort": row["town"],
+                "PLZ": row["pcode"],
+                "Beruf": row["job"],
+            }
+        )
+    return RecordSet("people-eu", "Person", "Kennung", "Name", rows, parts.gold)
+
+
 def people_us(source: list[dict[str, str]], seed: int) -> RecordSet:
     rows, gold = [], []
     for number, row in enumerate(source):
@@ -601,10 +656,19 @@ def articles(documents: list[dict[str, Any]], seed: int) -> RecordSet:
 
 def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     """One named set, full size."""
-    if name in {"people-50k", "people-parts", "people-us", "people-homes", "people-export"}:
+    if name in {
+        "people-50k",
+        "people-parts",
+        "people-us",
+        "people-homes",
+        "people-export",
+        "people-eu",
+    }:
         source = read_rows(PEOPLE_FILE, data)
         if name == "people-50k":
             return people_50k(source)
+        if name == "people-eu":
+            return people_eu(source, seed)
         if name == "people-homes":
             return people_homes(source, seed)
         if name == "people-export":
@@ -628,6 +692,7 @@ SETS = (
     "people-homes",
     "people-us",
     "people-export",
+    "people-eu",
     "listings",
     "articles",
 )

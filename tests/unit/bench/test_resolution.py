@@ -15,6 +15,7 @@ from uuid import NAMESPACE_URL, uuid4, uuid5
 import numpy as np
 from bench import resolution as bench
 from bench import variants as v
+from rapidfuzz.distance import Levenshtein
 
 from redstring.composition.consolidation import Consolidator
 from redstring.composition.records import RecordMapping, import_records
@@ -145,6 +146,33 @@ def test_corruptions_change_what_they_say_and_nothing_else() -> None:
         phone = v.phone_layout("201234567", random.Random(seed), "eu")
         digits = re.sub(r"\D", "", phone)
         assert phone == "" or digits.endswith("1234567") or len(digits) >= 9
+
+
+def test_german_export_writes_names_family_first_dates_dotted_and_one_email_per_identity() -> None:
+    """Catches an e-mail drawn per record (no signal), one shared by identities, or a
+    name or date written in a layout the set does not document."""
+    eu = v.people_eu(people_source(), seed=3)
+    assert list(eu.rows[0]) == [
+        "Kennung", "Name", "Geburtsdatum", "E-Mail", "Telefon", "Ort", "PLZ", "Beruf",
+    ]  # fmt: skip
+    assert eu.rows[0]["Name"] == "LOVELACE Ada"
+    assert eu.rows[1]["Name"] == "LOVELACE Ada Augusta"
+    assert eu.rows[0]["Geburtsdatum"] == "10.12.1815"
+    assert eu.gold == [r["cluster"] for r in people_source()]
+    names = {"Q1": ("Ada", "Lovelace"), "Q2": ("Charles", "Babbage"), "Q3": ("Mary", "Somerville")}
+    expected = {q: v.email_address(3, q, *names[q]) for q in names}
+    assert len(set(expected.values())) == 3
+    written = [(row["E-Mail"], q) for row, q in zip(eu.rows, eu.gold, strict=True) if row["E-Mail"]]
+    # Each record holds its identity's address, bar a typo now and then.
+    assert sum(address == expected[q] for address, q in written) >= len(written) - 2
+    assert all(Levenshtein.distance(address, expected[q]) <= 2 for address, q in written)
+    assert re.fullmatch(
+        r"ada\.lovelace\d{1,2}@[a-z.-]+", v.email_address(3, "Q1", "Ada", "Lovelace")
+    )
+    r = random.Random(0)
+    outcomes = [v.email_noise("ada.lovelace7@web.de", r) for _ in range(400)]
+    assert 20 < outcomes.count("") < 80
+    assert 0 < sum(o not in ("", "ada.lovelace7@web.de") for o in outcomes) < 40
 
 
 def test_listings_derive_category_from_ipc_and_keep_gold_apart() -> None:
