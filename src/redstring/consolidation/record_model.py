@@ -75,6 +75,23 @@ TF_PRIOR_RECORDS = 1000.0
 #: Kinds whose equal values name one entity, so a rule on one of them may block
 #: alone even when most records sit in oversized blocks.
 IDENTIFYING_KINDS = frozenset({FieldKind.PHONE, FieldKind.EMAIL, FieldKind.IDENTIFIER})
+#: Kinds of field that related but different entities share: a household's address,
+#: postcode, town, family name and phone; an organisation's name across branches; a
+#: category. The other kinds (a birth date, an id number, a given name, an e-mail, a
+#: title) describe one entity.
+GROUP_KINDS = frozenset(
+    {
+        FieldKind.ADDRESS,
+        FieldKind.POSTCODE,
+        FieldKind.LOCALITY,
+        FieldKind.FAMILY_NAME,
+        FieldKind.PHONE,
+        FieldKind.CATEGORY,
+        FieldKind.LIST,
+        FieldKind.ORGANISATION_NAME,
+        FieldKind.NAME,
+    }
+)
 #: A title-like name (kind TEXT) below this level ("token set>=0.80") keeps a pair
 #: apart whatever the other fields say. Works of one author in one year share
 #: names, dates and venue -- everything but the title -- and Fellegi-Sunter, which
@@ -617,6 +634,12 @@ def _em_sessions(
     random pairs agree on least, chosen from this data) -- mostly matches -- and
     learns m for every *other* field. A field's final m averages the sessions that
     did not block on it, weighted by how many matches each session found.
+
+    A field that describes one entity (not of `GROUP_KINDS`) takes its m only from
+    sessions blocked on another such field, when there is one: a session blocked on
+    an address takes a household's members for matches and learns that their birth
+    dates and id numbers often differ (people-homes: m(date differs) 0.36 there,
+    0.03 in the session blocked on the id number), which lets households merge.
     """
     ranked = sorted(
         (
@@ -629,6 +652,8 @@ def _em_sessions(
     )
     sessions = [f for _, f in ranked[:TRAINING_SESSIONS]]
     sums: list[npt.NDArray[np.float64]] = [np.zeros(c.levels) for c in columns]
+    # The same sums over the sessions blocked on a field that describes one entity.
+    own_sums: list[npt.NDArray[np.float64]] = [np.zeros(c.levels) for c in columns]
     rounds_total = 0
     for blocked in sessions:
         pairs, _ = _session_pairs(columns[blocked])
@@ -662,13 +687,20 @@ def _em_sessions(
             if moved < EM_TOLERANCE:
                 break
         matches = float(posterior.sum())
+        own = columns[blocked].spec.kind not in GROUP_KINDS
         for f in range(len(columns)):
             if f != blocked:
                 sums[f] += matches * m_local[f]
-    out = [
-        _distribution(sums[f]) if sums[f][1:].sum() > 0 else m_tables[f]
-        for f in range(len(columns))
-    ]
+                if own:
+                    own_sums[f] += matches * m_local[f]
+    out = []
+    for f, column in enumerate(columns):
+        if column.spec.kind not in GROUP_KINDS and own_sums[f][1:].sum() > 0:
+            out.append(_distribution(own_sums[f]))
+        elif sums[f][1:].sum() > 0:
+            out.append(_distribution(sums[f]))
+        else:
+            out.append(m_tables[f])
     return out, rounds_total
 
 
