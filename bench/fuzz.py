@@ -2,8 +2,9 @@
 
 Runs `tests/reliability/test_fuzz.py` (hostile CSV, JSONL, text documents, LLM answers,
 tenant names, CLI arguments) with `--examples` examples per test, and
-`tests/reliability/test_tenant_isolation.py` (the two-tenant state machine, memory
-and SQLite adapters) with `--runs` runs of `--steps` operations per adapter set.
+`tests/reliability/test_tenant_isolation.py` (the two-tenant state machine, memory,
+SQLite and -- when `REDSTRING_TEST_PG_URL` names a server -- PostgreSQL adapters) with
+`--runs` runs of `--steps` operations per adapter set.
 Prints the examples and operations each one ran and the pytest outcome.
 
     nice -n 10 uv run python bench/fuzz.py                      # >= 10^5 of each
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         f"tenant-isolation ({args.runs} runs of up to {args.steps} steps per adapter set; "
         "operations include 4 setup operations a run, every step checks every read path):"
     )
-    for adapters in ("MemoryIsolation", "SqliteIsolation"):
+    for adapters in ("MemoryIsolation", "SqliteIsolation", "PostgresIsolation"):
         print(
             f"  {adapters:<16} {EXAMPLES[f'ops-{adapters}']:>8} operations "
             f"{EXAMPLES[f'isolation-{adapters}']:>8} checks "

@@ -2,11 +2,13 @@
 
 Two tenants share every entity and relationship id and every name; random interleaved
 ingest, embed, merge, undo, delete and search run against a workspace of in-memory
-adapters and one of SQLite adapters (event log, graph, sqlite-vec vectors). Each
+adapters, one of SQLite adapters (event log, graph, sqlite-vec vectors) and one of
+PostgreSQL adapters (pgvector). Each
 tenant's entity and vector types carry its label (`a-person`, `b-person`) and its
 entities an `owner` property, so a read that returns the other tenant's row is seen
 even where the ids collide. After every step every read path is checked for both
-tenants. `REDSTRING_FUZZ_STEPS` sets the operations per run (`bench/fuzz.py`).
+tenants. `REDSTRING_FUZZ_STEPS` sets the operations per run (`bench/fuzz.py`). The
+PostgreSQL adapters run the same machine when `REDSTRING_TEST_PG_URL` names a server.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from uuid import UUID, uuid4
 
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -31,7 +34,7 @@ from hypothesis.stateful import (
 )
 from pydantic import ValidationError
 
-from redstring.composition.workspace import Workspace
+from redstring.composition.workspace import Workspace, release_connections
 from redstring.domain.blocking import query_blocking_keys
 from redstring.domain.entity import Entity
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
@@ -57,6 +60,7 @@ DIMENSION = 4
 STEPS = int(os.environ.get("REDSTRING_FUZZ_STEPS", "30"))
 RUNS = int(os.environ.get("REDSTRING_FUZZ_RUNS", "4"))
 WHEN = datetime(2026, 1, 1, tzinfo=UTC)
+PG_URL = "REDSTRING_TEST_PG_URL"
 
 labels = st.sampled_from(LABELS)
 
@@ -295,6 +299,39 @@ class SqliteIsolation(Isolation):
             self.folder.cleanup()
 
 
+class PostgresIsolation(Isolation):
+    """Each run owns a new database (a workspace owns a whole database, as a SQLite
+    workspace owns its file), dropped afterwards."""
+
+    def open_workspace(self) -> Workspace:
+        import psycopg
+        from psycopg import sql
+
+        url = os.environ[PG_URL]
+        self.database = f"iso_{uuid4().hex}"
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.database)))
+        return Workspace.open(
+            url.rsplit("/", 1)[0] + "/" + self.database, create=True, dimension=DIMENSION
+        )
+
+    def teardown(self) -> None:
+        if hasattr(self, "ws"):
+            # The pool's workers live on this run's loop: closed on it, before it ends.
+            self.run(release_connections())
+        super().teardown()
+        if hasattr(self, "database"):
+            import psycopg
+            from psycopg import sql
+
+            with psycopg.connect(os.environ[PG_URL], autocommit=True) as admin:
+                admin.execute(
+                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                        sql.Identifier(self.database)
+                    )
+                )
+
+
 MACHINE = settings(max_examples=RUNS, stateful_step_count=STEPS, deadline=None, database=None)
 
 
@@ -304,3 +341,12 @@ def test_memory_adapters_never_return_the_other_tenants_data() -> None:
 
 def test_sqlite_adapters_never_return_the_other_tenants_data() -> None:
     run_state_machine_as_test(SqliteIsolation, settings=MACHINE)
+
+
+def test_postgres_adapters_never_return_the_other_tenants_data() -> None:
+    """Skipped outside CI without a server; under CI=true a missing one fails it."""
+    if not os.environ.get(PG_URL):
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but {PG_URL} is not set")
+        pytest.skip(f"no PostgreSQL server: {PG_URL} is not set (bash .ci/postgres.sh)")
+    run_state_machine_as_test(PostgresIsolation, settings=MACHINE)
