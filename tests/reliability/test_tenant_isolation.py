@@ -321,15 +321,26 @@ class PostgresIsolation(Isolation):
             self.run(release_connections())
         super().teardown()
         if hasattr(self, "database"):
-            import psycopg
-            from psycopg import sql
+            _drop_database(os.environ[PG_URL], self.database)
 
-            with psycopg.connect(os.environ[PG_URL], autocommit=True) as admin:
-                admin.execute(
-                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-                        sql.Identifier(self.database)
-                    )
-                )
+
+def _drop_database(url: str, name: str) -> None:
+    """Drop a run's database once nothing holds it. Our pool is closed by now, but an
+    autovacuum worker may still be in it for a moment: `WITH (FORCE)` may not end a
+    superuser's process (InsufficientPrivilege), so wait it out instead."""
+    import time
+
+    import psycopg
+    from psycopg import errors, sql
+
+    with psycopg.connect(url, autocommit=True) as admin:
+        for _ in range(100):
+            try:
+                admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+                return
+            except errors.ObjectInUse:
+                time.sleep(0.1)
+        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
 
 
 MACHINE = settings(max_examples=RUNS, stateful_step_count=STEPS, deadline=None, database=None)
