@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 from playwright.async_api import Page, Route, async_playwright
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from redstring.application import use_cases
 from redstring.application.keys import create_key
@@ -115,15 +116,38 @@ async def _search(page: Page, query: str) -> None:
 
 
 async def _click_node(page: Page, name: str) -> None:
-    """Click a graph node where the canvas draws it, as a user would."""
+    """Click a graph node where the canvas draws it, as a user would, and wait for its
+    card. The position is read once the layout has stopped moving it; a click that a
+    late layout step still made miss is repeated (a user clicks again), at most 4
+    times, and the last wait fails the test as before."""
     box = await page.locator("#graph").bounding_box()
     assert box is not None
-    position = await page.evaluate(
+    card = f"#card h2:text('{name}')"
+    for attempt in range(4):
+        position = await _settled_position(page, name)
+        await page.mouse.click(box["x"] + position["x"], box["y"] + position["y"])
+        try:
+            await page.wait_for_selector(card, timeout=7_500 if attempt < 3 else 30_000)
+            return
+        except PlaywrightTimeoutError:
+            if attempt == 3:
+                raise
+
+
+async def _settled_position(page: Page, name: str) -> dict[str, float]:
+    """The node's rendered position once two reads 150 ms apart agree (or after 3 s)."""
+    script = (
         "(name) => window.explorerGraph.nodes()"
-        ".filter(n => n.data('label') === name)[0].renderedPosition()",
-        name,
+        ".filter(n => n.data('label') === name)[0].renderedPosition()"
     )
-    await page.mouse.click(box["x"] + position["x"], box["y"] + position["y"])
+    position: dict[str, float] = await page.evaluate(script, name)
+    for _ in range(20):
+        await page.wait_for_timeout(150)
+        again: dict[str, float] = await page.evaluate(script, name)
+        if again == position:
+            break
+        position = again
+    return position
 
 
 async def _node_names(page: Page) -> set[str]:
