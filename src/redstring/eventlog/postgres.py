@@ -25,17 +25,17 @@ from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING, Any
-from uuid import UUID
 
 from redstring.domain.exceptions import ConcurrencyError, TenantMismatchError
-from redstring.domain.ids import TenantId
 from redstring.domain.log import EventHeader, RecordedEvent
 from redstring.eventlog._checks import check_append, check_read_all
+from redstring.eventlog._rows import header, header_fields
 from redstring.storage.postgres import ALL_TENANTS, UniqueViolation, create_tables
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from redstring.domain.ids import TenantId
     from redstring.domain.log import NewEvent
     from redstring.storage.postgres import PgDatabase
 
@@ -171,7 +171,7 @@ class PostgresEventLog:
         return [_recorded(row) for row in await self._after(_COLUMNS, after, limit)]
 
     async def read_headers(self, *, after: int = 0, limit: int | None = None) -> list[EventHeader]:
-        return [_header(row) for row in await self._after(_HEADER_COLUMNS, after, limit)]
+        return [header(row) for row in await self._after(_HEADER_COLUMNS, after, limit)]
 
     async def _after(self, columns: str, after: int, limit: int | None) -> list[tuple[Any, ...]]:
         """`columns` of the events past `after`, in log order, at most `limit`."""
@@ -192,28 +192,7 @@ class PostgresEventLog:
 
 
 def _recorded(row: tuple[Any, ...]) -> RecordedEvent:
-    """Build without re-validating, as the SQLite log does: every row was validated on
-    the way in, and re-validating embedding payloads would dominate a replay."""
-    position, stream_id, version, tenant, event_type, schema_version, payload, recorded_at = row
+    payload, recorded_at = row[6:]
     return RecordedEvent.model_construct(
-        position=position,
-        stream_id=stream_id,
-        version=version,
-        tenant_id=TenantId(tenant if isinstance(tenant, UUID) else UUID(str(tenant))),
-        event_type=event_type,
-        schema_version=schema_version,
-        payload=json.loads(payload),
-        recorded_at=recorded_at,
-    )
-
-
-def _header(row: tuple[Any, ...]) -> EventHeader:
-    position, stream_id, version, tenant, event_type, schema_version = row
-    return EventHeader.model_construct(
-        position=position,
-        stream_id=stream_id,
-        version=version,
-        tenant_id=TenantId(tenant if isinstance(tenant, UUID) else UUID(str(tenant))),
-        event_type=event_type,
-        schema_version=schema_version,
+        **header_fields(row), payload=json.loads(payload), recorded_at=recorded_at
     )

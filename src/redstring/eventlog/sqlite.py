@@ -20,18 +20,18 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from uuid import UUID
 
 from redstring.domain.exceptions import ConcurrencyError, TenantMismatchError
-from redstring.domain.ids import TenantId
 from redstring.domain.log import EventHeader, RecordedEvent
 from redstring.eventlog._checks import check_append, check_read_all
+from redstring.eventlog._rows import header, header_fields
 from redstring.storage.sqlite import IntegrityError, open_connection, transaction
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from redstring.domain.ids import TenantId
     from redstring.domain.log import NewEvent
     from redstring.storage.sqlite import Connection
 
@@ -155,7 +155,7 @@ class SqliteEventLog:
         return [_recorded(row) for row in self._after(_COLUMNS, after, limit)]
 
     async def read_headers(self, *, after: int = 0, limit: int | None = None) -> list[EventHeader]:
-        return [_header(row) for row in self._after(_HEADER_COLUMNS, after, limit)]
+        return [header(row) for row in self._after(_HEADER_COLUMNS, after, limit)]
 
     def _after(self, columns: str, after: int, limit: int | None) -> list[Any]:
         """`columns` of the events past `after`, in log order, at most `limit`."""
@@ -171,28 +171,9 @@ class SqliteEventLog:
 
 
 def _recorded(row: Row) -> RecordedEvent:
-    """Build without re-validating: every row was validated on the way in, and
-    validating large embedding payloads on every replay would dominate its cost."""
-    position, stream_id, version, tenant, event_type, schema_version, payload, recorded_at = row
+    payload, recorded_at = row[6:]
     return RecordedEvent.model_construct(
-        position=position,
-        stream_id=stream_id,
-        version=version,
-        tenant_id=TenantId(UUID(tenant)),
-        event_type=event_type,
-        schema_version=schema_version,
+        **header_fields(row),
         payload=json.loads(payload),
         recorded_at=datetime.fromisoformat(recorded_at),
-    )
-
-
-def _header(row: tuple[Any, ...]) -> EventHeader:
-    position, stream_id, version, tenant, event_type, schema_version = row
-    return EventHeader.model_construct(
-        position=position,
-        stream_id=stream_id,
-        version=version,
-        tenant_id=TenantId(UUID(tenant)),
-        event_type=event_type,
-        schema_version=schema_version,
     )
