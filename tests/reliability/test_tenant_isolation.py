@@ -51,6 +51,7 @@ from redstring.events import (
     records_stream,
 )
 from tests.reliability.fuzz import EXAMPLES
+from tests.support.postgres import drop_database
 
 LABELS = ("a", "b")
 TENANTS = {label: TenantId(UUID(int=0xA0 + n)) for n, label in enumerate(LABELS)}
@@ -321,26 +322,7 @@ class PostgresIsolation(Isolation):
             self.run(release_connections())
         super().teardown()
         if hasattr(self, "database"):
-            _drop_database(os.environ[PG_URL], self.database)
-
-
-def _drop_database(url: str, name: str) -> None:
-    """Drop a run's database once nothing holds it. Our pool is closed by now, but an
-    autovacuum worker may still be in it for a moment: `WITH (FORCE)` may not end a
-    superuser's process (InsufficientPrivilege), so wait it out instead."""
-    import time
-
-    import psycopg
-    from psycopg import errors, sql
-
-    with psycopg.connect(url, autocommit=True) as admin:
-        for _ in range(100):
-            try:
-                admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
-                return
-            except errors.ObjectInUse:
-                time.sleep(0.1)
-        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+            drop_database(os.environ[PG_URL], self.database)
 
 
 MACHINE = settings(max_examples=RUNS, stateful_step_count=STEPS, deadline=None, database=None)

@@ -16,6 +16,7 @@ import pytest
 
 from redstring.domain.exceptions import WorkspaceError
 from redstring.storage.postgres import PgDatabase
+from tests.support.postgres import drop_database
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -85,7 +86,5 @@ async def pg_database(pg_url: str) -> AsyncIterator[str]:
         raise
     async with admin:
         await admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-        yield pg_url.rsplit("/", 1)[0] + "/" + name
-        await admin.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-        )
+    yield pg_url.rsplit("/", 1)[0] + "/" + name
+    drop_database(pg_url, name)
