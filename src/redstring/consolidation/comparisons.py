@@ -10,6 +10,7 @@ and the top level "exactly equal"; the levels between are ordered by similarity.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -261,12 +262,18 @@ def _list_column(entities: Sequence[Entity], spec: FieldSpec) -> FieldColumn:
 
 
 def build_columns(entities: Sequence[Entity], specs: Sequence[FieldSpec]) -> list[FieldColumn]:
+    normalised = {
+        f: _normalised(entities, spec)
+        for f, spec in enumerate(specs)
+        if spec.kind is not FieldKind.LIST
+    }
+    _place_lone_name_parts(specs, normalised)
     columns = []
-    for spec in specs:
+    for f, spec in enumerate(specs):
         if spec.kind is FieldKind.LIST:
             columns.append(_list_column(entities, spec))
             continue
-        pairs = _normalised(entities, spec)
+        pairs = normalised[f]
         text = np.asarray([p[0] for p in pairs], dtype=object)
         codes, frequency = _factorise([p[0] for p in pairs])
         alt, _ = _factorise([p[1] for p in pairs])
@@ -275,6 +282,60 @@ def build_columns(entities: Sequence[Entity], specs: Sequence[FieldSpec]) -> lis
             column.item_rows, column.item_codes = _rare_words(text)
         columns.append(column)
     return columns
+
+
+def _place_lone_name_parts(
+    specs: Sequence[FieldSpec], normalised: dict[int, list[tuple[str, str]]]
+) -> None:
+    """Move a record's only name part to the column where this data mostly holds it.
+
+    Exports put a lone name in the first name column ("Rosling", no surname) or the
+    surname column ("Henry", no first name): compared as written, "Rosling" differs
+    from Harry Rosling's first name and never meets his surname in a block. The
+    records that hold both parts say where each value belongs -- how many hold it as
+    a first name, how many as a surname -- so a lone value goes where it is held more
+    often, and stays put on a tie or when nobody else holds it (a column-reversal
+    comparison, decided by the workspace's own records). Of the given and family
+    columns, the pair with the most such moves is taken (an occupation column typed
+    as a family name, a middle-name column, move few or none).
+    """
+    given = [f for f in normalised if specs[f].kind is FieldKind.GIVEN_NAME]
+    families = [f for f in normalised if specs[f].kind is FieldKind.FAMILY_NAME]
+    best: list[tuple[int, str]] = []
+    g = partner = -1
+    for gf, ff in itertools.product(given, families):
+        moves = _lone_moves(normalised[gf], normalised[ff])
+        if len(moves) > len(best):
+            best, g, partner = moves, gf, ff
+    for row, to in best:
+        if to == "family":
+            value = normalised[g][row][0]
+            normalised[partner][row] = _normalise((value,), specs[partner].kind)
+            normalised[g][row] = ("", "")
+        else:
+            value = normalised[partner][row][0]
+            normalised[g][row] = _normalise((value,), specs[g].kind)
+            normalised[partner][row] = ("", "")
+
+
+def _lone_moves(
+    given: Sequence[tuple[str, str]], family: Sequence[tuple[str, str]]
+) -> list[tuple[int, str]]:
+    """(row, "family" or "given") for each record holding one of the two parts whose
+    value the records holding both put more often in the other column."""
+    as_given: dict[str, int] = {}
+    as_family: dict[str, int] = {}
+    for (gv, _), (fv, _) in zip(given, family, strict=True):
+        if gv and fv:
+            as_given[gv] = as_given.get(gv, 0) + 1
+            as_family[fv] = as_family.get(fv, 0) + 1
+    moves = []
+    for row, ((gv, _), (fv, _)) in enumerate(zip(given, family, strict=True)):
+        if gv and not fv and as_family.get(gv, 0) > as_given.get(gv, 0):
+            moves.append((row, "family"))
+        elif fv and not gv and as_given.get(fv, 0) > as_family.get(fv, 0):
+            moves.append((row, "given"))
+    return moves
 
 
 def _rare_words(

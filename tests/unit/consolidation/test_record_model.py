@@ -627,3 +627,48 @@ def test_an_address_session_does_not_teach_that_a_households_members_are_one_per
     # Every one of the 200 homes merged before; the few left are joined through the
     # id number's m (BACKLOG).
     assert len(mixed) < 20
+
+
+def _lone_name_people(identities: int = 150) -> tuple[list[Entity], list[int]]:
+    """Three records per person; in one of them only one name part is left, written in
+    the other part's column (a surname as the first name, or the reverse)."""
+    rng = random.Random(11)
+    entities, gold = [], []
+    for ident in range(identities):
+        given, family = rng.choice(GIVEN), rng.choice(FAMILY)
+        born = f"{rng.randint(1900, 2000)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        for copy in range(3):
+            first, last = given, family
+            if copy == 2:
+                first, last = (family, "") if ident % 2 else ("", given)
+            props = {"first": first, "last": last, "born": born}
+            name = f"{first} {last}".strip()
+            entities.append(_entity(f"lone{ident}-{copy}", name, "Person", props))
+            gold.append(ident)
+    return entities, gold
+
+
+def test_a_lone_name_part_is_compared_in_the_column_that_usually_holds_it() -> None:
+    """Catches a surname written in the first-name column compared as a first name:
+    it differs from the person's own first name and never meets their surname in a
+    block, so the record stays apart however well its birth date agrees."""
+    from redstring.consolidation.comparisons import build_columns, compare
+
+    entities, gold = _lone_name_people()
+    report = detect_fields(entities)
+    kinds = {f.name: f.kind for f in report.used}
+    assert kinds["first"] is FieldKind.GIVEN_NAME
+    assert kinds["last"] is FieldKind.FAMILY_NAME
+    columns = {c.spec.name: c for c in build_columns(entities, report.used)}
+    # Person 1's lone record holds its surname in "first"; person 0's its first
+    # name in "last": each is compared in the column that usually holds the value.
+    pairs = np.asarray([3, 0], dtype=np.int64), np.asarray([5, 2], dtype=np.int64)
+    assert compare(columns["last"], *pairs).tolist() == [columns["last"].levels - 1, 0]
+    assert compare(columns["first"], *pairs).tolist() == [0, columns["first"].levels - 1]
+    evidence = train(entities)
+    clusters = agreeing_clusters(len(entities), evidence.pairs, evidence.probabilities, evidence)
+    cluster_of = {member: k for k, group in enumerate(clusters) for member in group}
+    lone = range(2, len(entities), 3)
+    joined = sum(cluster_of[i] == cluster_of[i - 2] for i in lone)
+    assert joined >= 0.9 * len(lone)
+    assert all(len({gold[i] for i in group}) == 1 for group in clusters)
