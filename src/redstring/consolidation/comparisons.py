@@ -104,6 +104,11 @@ class FieldColumn:
     #: List fields only: per value code, whether it is common in this data (held
     #: by more than the square root of the entity count).
     common: npt.NDArray[np.bool_] | None = None
+    #: Given and family names: this field where each record holding only the other
+    #: part carries that value (`_reverse_lone_name_parts`), and the other part's
+    #: column index.
+    reversed: FieldColumn | None = None
+    partner: int = -1
 
     @property
     def levels(self) -> int:
@@ -149,7 +154,7 @@ def _date_value(raws: tuple[str, ...], kind: FieldKind) -> int | None:
         except ValueError:
             return None
         return year * 10000 if 1 <= year <= 2200 else None
-    return parse_date(raw)
+    return parse_date(raw, lenient=True)
 
 
 def _normalised(entities: Sequence[Entity], spec: FieldSpec) -> list[tuple[str, str]]:
@@ -262,80 +267,74 @@ def _list_column(entities: Sequence[Entity], spec: FieldSpec) -> FieldColumn:
 
 
 def build_columns(entities: Sequence[Entity], specs: Sequence[FieldSpec]) -> list[FieldColumn]:
-    normalised = {
-        f: _normalised(entities, spec)
-        for f, spec in enumerate(specs)
-        if spec.kind is not FieldKind.LIST
-    }
-    _place_lone_name_parts(specs, normalised)
     columns = []
+    normalised: dict[int, list[tuple[str, str]]] = {}
     for f, spec in enumerate(specs):
         if spec.kind is FieldKind.LIST:
             columns.append(_list_column(entities, spec))
             continue
-        pairs = normalised[f]
-        text = np.asarray([p[0] for p in pairs], dtype=object)
-        codes, frequency = _factorise([p[0] for p in pairs])
-        alt, _ = _factorise([p[1] for p in pairs])
-        column = FieldColumn(spec=spec, text=text, codes=codes, frequency=frequency, alt=alt)
+        normalised[f] = _normalised(entities, spec)
+        column = _column(spec, normalised[f])
         if spec.kind is FieldKind.TEXT:
-            column.item_rows, column.item_codes = _rare_words(text)
+            column.item_rows, column.item_codes = _rare_words(column.text)
         columns.append(column)
+    _reverse_lone_name_parts(columns, normalised)
     return columns
 
 
-def _place_lone_name_parts(
-    specs: Sequence[FieldSpec], normalised: dict[int, list[tuple[str, str]]]
+def _column(spec: FieldSpec, pairs: Sequence[tuple[str, str]]) -> FieldColumn:
+    text = np.asarray([p[0] for p in pairs], dtype=object)
+    codes, frequency = _factorise([p[0] for p in pairs])
+    alt, _ = _factorise([p[1] for p in pairs])
+    return FieldColumn(spec=spec, text=text, codes=codes, frequency=frequency, alt=alt)
+
+
+def _reverse_lone_name_parts(
+    columns: Sequence[FieldColumn], normalised: dict[int, list[tuple[str, str]]]
 ) -> None:
-    """Move a record's only name part to the column where this data mostly holds it.
+    """Give the given- and family-name columns their `reversed` forms.
 
-    Exports put a lone name in the first name column ("Rosling", no surname) or the
-    surname column ("Henry", no first name): compared as written, "Rosling" differs
-    from Harry Rosling's first name and never meets his surname in a block. The
-    records that hold both parts say where each value belongs -- how many hold it as
-    a first name, how many as a surname -- so a lone value goes where it is held more
-    often, and stays put on a tie or when nobody else holds it (a column-reversal
-    comparison, decided by the workspace's own records). Of the given and family
-    columns, the pair with the most such moves is taken (an occupation column typed
-    as a family name, a middle-name column, move few or none).
+    Exports put a lone name in the other part's column: "Rosling" as a first name
+    with no surname, "Henry" as a surname with no first name. Compared as written,
+    "Rosling" differs from Harry Rosling's first name and never meets his surname in
+    a block. The reversed family column also holds each lone first name (and the
+    reversed given column each lone surname): blocking reads it, and a pair is read
+    reversed where that makes the lone value equal the other record's part while as
+    written it differs (`record_model`; Splink's column-reversal level). Of the given
+    and family columns, the pair sharing the most lone values is taken (an occupation
+    typed as a family name, a middle-name column, share few or none).
     """
-    given = [f for f in normalised if specs[f].kind is FieldKind.GIVEN_NAME]
-    families = [f for f in normalised if specs[f].kind is FieldKind.FAMILY_NAME]
-    best: list[tuple[int, str]] = []
-    g = partner = -1
-    for gf, ff in itertools.product(given, families):
-        moves = _lone_moves(normalised[gf], normalised[ff])
-        if len(moves) > len(best):
-            best, g, partner = moves, gf, ff
-    for row, to in best:
-        if to == "family":
-            value = normalised[g][row][0]
-            normalised[partner][row] = _normalise((value,), specs[partner].kind)
-            normalised[g][row] = ("", "")
-        else:
-            value = normalised[partner][row][0]
-            normalised[g][row] = _normalise((value,), specs[g].kind)
-            normalised[partner][row] = ("", "")
+    given = [f for f, c in enumerate(columns) if c.spec.kind is FieldKind.GIVEN_NAME]
+    family = [f for f, c in enumerate(columns) if c.spec.kind is FieldKind.FAMILY_NAME]
+    best, chosen = 0, None
+    for g, f in itertools.product(given, family):
+        shared = _lone_shared(columns[g], columns[f]) + _lone_shared(columns[f], columns[g])
+        if shared > best:
+            best, chosen = shared, (g, f)
+    if chosen is None:
+        return
+    for here, there in (chosen, chosen[::-1]):
+        column, other = columns[here], columns[there]
+        moved = _lone(other, column).tolist()
+        column.reversed = _column(
+            column.spec,
+            [
+                _normalise((str(value),), column.spec.kind) if move else own
+                for own, value, move in zip(normalised[here], other.text, moved, strict=True)
+            ],
+        )
+        column.partner = there
 
 
-def _lone_moves(
-    given: Sequence[tuple[str, str]], family: Sequence[tuple[str, str]]
-) -> list[tuple[int, str]]:
-    """(row, "family" or "given") for each record holding one of the two parts whose
-    value the records holding both put more often in the other column."""
-    as_given: dict[str, int] = {}
-    as_family: dict[str, int] = {}
-    for (gv, _), (fv, _) in zip(given, family, strict=True):
-        if gv and fv:
-            as_given[gv] = as_given.get(gv, 0) + 1
-            as_family[fv] = as_family.get(fv, 0) + 1
-    moves = []
-    for row, ((gv, _), (fv, _)) in enumerate(zip(given, family, strict=True)):
-        if gv and not fv and as_family.get(gv, 0) > as_given.get(gv, 0):
-            moves.append((row, "family"))
-        elif fv and not gv and as_given.get(fv, 0) > as_family.get(fv, 0):
-            moves.append((row, "given"))
-    return moves
+def _lone(column: FieldColumn, other: FieldColumn) -> npt.NDArray[np.bool_]:
+    """Records holding `column`'s part and not `other`'s."""
+    return np.asarray((column.codes >= 0) & (other.codes < 0), dtype=bool)
+
+
+def _lone_shared(column: FieldColumn, other: FieldColumn) -> int:
+    """Lone values of `column` that `other` holds for some record."""
+    held = set(other.text[other.codes >= 0].tolist())
+    return sum(1 for value in column.text[_lone(column, other)].tolist() if value in held)
 
 
 def _rare_words(

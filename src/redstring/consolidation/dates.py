@@ -41,24 +41,39 @@ def _valid(year: int, month: int, day: int) -> int | None:
     return year * 10000 + month * 100 + day
 
 
-def parse_date(text: str) -> int | None:
+def _digits(year: int, month: int, day: int) -> int | None:
+    """A date's digits as `_valid` reads them, kept when only the month or day is out
+    of range (a typo in a digit); `None` when the year is not one."""
+    valid = _valid(year, month, day)
+    if valid is not None or not _MIN_YEAR <= year <= _MAX_YEAR:
+        return valid
+    return year * 10000 + month * 100 + day
+
+
+def parse_date(text: str, *, lenient: bool = False) -> int | None:
     """`yyyymmdd` as an integer (0 for parts not given), or `None` if `text` is no date.
 
     Bare years are not dates here: a column of years is detected as such by its
     integer range, and a lone number in free text is not evidence of a date.
+
+    `lenient` keeps a numeric date whose month or day is out of range ("1850-85-12")
+    as its digits (18508512): a mistyped digit, which comparing the digits ("one
+    edit") still matches with the true date, where reading it as missing would
+    throw the year away with the typo. For comparing only; detection stays strict.
     """
     value = text.strip().lower()
     if not value or len(value) > 40:
         return None
+    check = _digits if lenient else _valid
     if m := _ISO.match(value):
-        return _valid(int(m[1]), int(m[2]), int(m[3]))
+        return check(int(m[1]), int(m[2]), int(m[3]))
     if m := _DMY.match(value):
         first, second, year = int(m[1]), int(m[2]), int(m[3])
         if first <= 12 < second:  # month first (US), the day cannot be a month
             first, second = second, first
-        return _valid(year, second, first)
+        return check(year, second, first)
     if m := _COMPACT.match(value):
-        return _valid(int(m[1]), int(m[2]), int(m[3]))
+        return check(int(m[1]), int(m[2]), int(m[3]))
     words = _WORDS.findall(value)
     months = [MONTHS[w] for w in words if w in MONTHS]
     numbers = [int(w) for w in words if w.isdigit()]

@@ -248,7 +248,8 @@ class RecordEvidence:
             if exact.any():
                 # Term-frequency adjustment: agreeing on a value rarer than average
                 # is stronger evidence, on a common one weaker (Splink's rule).
-                code = column.codes[left[exact]]
+                # A pair read reversed holds the value on one side only.
+                code = np.maximum(column.codes[left[exact]], column.codes[right[exact]])
                 size = float(len(column.codes))
                 average = float(np.exp(self.log_random_u[f]))
                 freq = (column.frequency[code] * size + TF_PRIOR_RECORDS * average) / (
@@ -271,7 +272,39 @@ def _levels(
     out = np.zeros((len(left), len(columns)), dtype=np.int8)
     for f, column in enumerate(columns):
         out[:, f] = compare(column, left, right)
+    for f, column in enumerate(columns):
+        if column.reversed is not None:
+            _read_reversed(out, f, column, columns[column.partner], left, right)
     return out
+
+
+def _read_reversed(
+    out: npt.NDArray[np.int8],
+    f: int,
+    column: FieldColumn,
+    other: FieldColumn,
+    left: npt.NDArray[np.int64],
+    right: npt.NDArray[np.int64],
+) -> None:
+    """Levels of the pairs where one record holds only `other`'s part and that value
+    is like the second record's `column` part: read reversed, `column` takes that
+    level and `other` is missing -- unless as written `other` already agrees at some
+    level (a lone "Roberts" beside "Robert Jones" is a mistyped first name, not a
+    surname)."""
+    assert column.reversed is not None
+    p = column.partner
+    present, holds = column.codes >= 0, other.codes >= 0
+    lone = holds & ~present
+    rows = np.flatnonzero(
+        ((lone[left] & present[right]) | (lone[right] & present[left])) & (out[:, p] <= 1)
+    )
+    if not len(rows):
+        return
+    reversed_levels = compare(column.reversed, left[rows], right[rows])
+    similar = reversed_levels > 1
+    rows = rows[similar]
+    out[rows, f] = reversed_levels[similar]
+    out[rows, p] = 0
 
 
 def _probability(
@@ -282,6 +315,9 @@ def _probability(
 
 
 def _keys(column: FieldColumn, transform: str) -> npt.NDArray[np.int64]:
+    """Blocking keys; a name part's keys include the lone values written in the other
+    part's column (`FieldColumn.reversed`)."""
+    column = column.reversed or column
     if transform == "exact":
         return column.codes
     if transform == "alt":
