@@ -39,7 +39,6 @@ from redstring.consolidation.bridging import bridges
 from redstring.consolidation.clustering import agreeing_clusters
 from redstring.consolidation.field_resolution import (
     PropertyConflict,
-    choose_canonical,
     is_record,
     resolve_fields,
 )
@@ -294,10 +293,10 @@ def _grey_rows(group: _Group) -> list[int]:
 
 def _decision(members: Sequence[Entity], values: Sequence[float], reason: str) -> MergeDecision:
     resolved = resolve_fields(members)
-    canonical = choose_canonical(members)
+    canonical_id = resolved.entity.id
     return MergeDecision(
-        canonical_id=canonical.id,
-        merged_ids=tuple(sorted((e.id for e in members if e.id != canonical.id), key=str)),
+        canonical_id=canonical_id,
+        merged_ids=tuple(sorted((e.id for e in members if e.id != canonical_id), key=str)),
         reason=reason,
         # A bridged record and mention were never scored as a pair: no mean to give.
         scores={"scored_pairs": float(len(values))}

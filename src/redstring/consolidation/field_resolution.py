@@ -103,18 +103,19 @@ def resolve_fields(members: Sequence[Entity]) -> ResolvedFields:
     canonical = choose_canonical(members)
     ordered = sorted(members, key=canonical_order_key)
     properties: dict[str, JsonValue] = {}
+    kept: dict[str, str] = {}
     seen: dict[str, dict[str, JsonValue]] = {}
     for member in ordered:
         for key, value in member.properties.items():
-            properties.setdefault(key, value)
-            seen.setdefault(key, {})[_canonical_json(value)] = value
+            text = _canonical_json(value)
+            if key not in properties:
+                properties[key], kept[key] = value, text
+            seen.setdefault(key, {})[text] = value
     conflicts = tuple(
         PropertyConflict(
             key=key,
             kept=properties[key],
-            others=tuple(
-                v for text, v in sorted(values.items()) if text != _canonical_json(properties[key])
-            ),
+            others=tuple(v for text, v in sorted(values.items()) if text != kept[key]),
         )
         for key, values in sorted(seen.items())
         if len(values) > 1
@@ -124,6 +125,8 @@ def resolve_fields(members: Sequence[Entity]) -> ResolvedFields:
         for item in member.provenance:
             provenance.setdefault(item.model_dump_json(), item)
     keys = list(dict.fromkeys(k for member in ordered for k in member.blocking_keys))
+    # A shallow copy: every field not replaced here is immutable, and pydantic never
+    # copies `update`'s values, so a deep copy only duplicated what is replaced.
     merged = canonical.model_copy(
         update={
             "properties": properties,
@@ -131,6 +134,5 @@ def resolve_fields(members: Sequence[Entity]) -> ResolvedFields:
             "confidence": max(m.confidence for m in members),
             "blocking_keys": keys,
         },
-        deep=True,
     )
     return ResolvedFields(entity=merged, conflicts=conflicts)
