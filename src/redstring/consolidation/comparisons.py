@@ -46,10 +46,10 @@ LEVELS: dict[FieldKind, tuple[str, ...]] = {
         "different", "token set>=0.80", "jw>=0.92", "same core name", "exact",
     ),
     FieldKind.DATE: (
-        "different", "within a year", "same year and month", "one edit or day/month swap",
-        "exact",
+        "different", "within ten years", "within a year", "same year and month",
+        "one edit or day/month swap", "exact",
     ),
-    FieldKind.YEAR: ("different", "within a year", "exact"),
+    FieldKind.YEAR: ("different", "within ten years", "within a year", "exact"),
     FieldKind.POSTCODE: ("different", "same area prefix", "exact"),
     FieldKind.IDENTIFIER: ("different", "one edit", "exact"),
     FieldKind.PHONE: ("different", "one edit", "exact"),
@@ -438,17 +438,20 @@ def _fill(
         lv = np.asarray([int(t) for t in lt], dtype=np.int64)
         rv = np.asarray([int(t) for t in rt], dtype=np.int64)
         years = np.abs(lv // 10000 - rv // 10000)
-        put(years <= 1, 2)
+        # Ten years apart is still a typo's reach (1836 -> 1846); two centuries is
+        # another person, which the "different" level alone could not say.
+        put(years <= 10, 2)
+        put(years <= 1, 3)
         if kind is FieldKind.YEAR:
             return
-        put(lv // 100 == rv // 100, 3)
+        put(lv // 100 == rv // 100, 4)
         swapped = (
             (lv // 10000 == rv // 10000)
             & (lv // 100 % 100 == rv % 100)
             & (lv % 100 == rv // 100 % 100)
         )
         edits = _one_edit(lt, rt)
-        put(swapped | edits, 4)
+        put(swapped | edits, 5)
         return
     if kind is FieldKind.CATEGORY:
         return

@@ -87,6 +87,21 @@ def test_dates_in_common_formats_normalise_alike() -> None:
     assert parse_date("2020-13-01") is None
 
 
+def test_dates_a_few_years_apart_are_told_from_dates_centuries_apart() -> None:
+    """Catches one "different" level for a mistyped year (1847 -> 1852) and another
+    person's birth date (1564): the model could weigh them only alike."""
+    from redstring.consolidation.comparisons import LEVELS, build_columns, compare
+    from redstring.consolidation.kinds import FieldSpec
+
+    born = ["1847-09-19", "1852-03-02", "1564-01-01"]
+    entities = [_entity(f"y{k}", "x", "Person", {"born": b}) for k, b in enumerate(born)]
+    spec = FieldSpec(name="born", kind=FieldKind.DATE, sources=("born",), reason="test")
+    (column,) = build_columns(entities, [spec])
+    levels = ("missing", *LEVELS[FieldKind.DATE])
+    got = compare(column, np.asarray([0, 0]), np.asarray([1, 2])).tolist()
+    assert [levels[g] for g in got] == ["within ten years", "different"]
+
+
 def test_a_date_with_a_mistyped_month_is_still_compared_by_its_digits() -> None:
     """Catches a birth date with a mistyped digit ("1850-85-12") read as missing: the
     pair then loses the date's evidence, where the digits are one edit apart."""
