@@ -222,13 +222,14 @@ class Consolidator:
             await self._log_model(tenant_id, entity_type, model)
             report.models_trained.append(entity_type)
         merges = plan.merges
+        known = {entity.id: entity for entity in entities}
         for start in range(0, len(merges), MERGES_PER_COMMIT):
             with self._workspace.atomic():
                 end = min(len(merges), start + MERGES_PER_COMMIT)
                 for first in range(start, end, MERGES_PER_FOLD):
                     batch = merges[first : min(end, first + MERGES_PER_FOLD)]
                     pending = _Unfolded()
-                    stored = await self._stored(tenant_id, batch)
+                    stored = await self._stored(tenant_id, batch, known)
                     ids = []
                     for index, decision in enumerate(batch):
                         if pending.touches(_involved(decision)):
@@ -236,7 +237,8 @@ class Consolidator:
                             # written over the folded earlier merge, read afresh.
                             await self._workspace.catch_up()
                             pending.clear()
-                            stored = await self._stored(tenant_id, batch[index:])
+                            known = {}
+                            stored = await self._stored(tenant_id, batch[index:], known)
                         ids.append(await self._merge(tenant_id, decision, pending, stored))
                     await self._workspace.catch_up()
                     for merge_id, decision in zip(ids, batch, strict=True):
@@ -260,9 +262,18 @@ class Consolidator:
         )
         await self._workspace.append(stream, [event], expected_version=version)
 
-    async def _stored(self, tenant_id: TenantId, batch: Sequence[MergeDecision]) -> _Stored:
+    async def _stored(
+        self,
+        tenant_id: TenantId,
+        batch: Sequence[MergeDecision],
+        known: Mapping[EntityId, Entity],
+    ) -> _Stored:
         """The stored entities and edges of `batch`'s merges, read at once (per merge,
-        one read per entity cost more than writing the merge)."""
+        one read per entity cost more than writing the merge).
+
+        Entities in `known` (read for the plan; the merges of one plan share no
+        entity, so no earlier batch changed them) are not read again: re-reading
+        people-50k's 45k merged records cost ~2 s of JSON decoding."""
         graph = self._workspace.graph
         ids = [entity_id for decision in batch for entity_id in _involved(decision)]
         edges: dict[EntityId, list[Relationship]] = {}
@@ -270,11 +281,13 @@ class Consolidator:
             edges.setdefault(rel.source_id, []).append(rel)
             if rel.target_id != rel.source_id:
                 edges.setdefault(rel.target_id, []).append(rel)
-        return _Stored(
-            canonical=await graph.resolve_many(ids, tenant_id),
-            entities={e.id: e for e in await graph.get_entities(ids, tenant_id)},
-            edges=edges,
-        )
+        canonical = await graph.resolve_many(ids, tenant_id)
+        live = list(dict.fromkeys(canonical[entity_id] for entity_id in ids))
+        entities = {c: known[c] for c in live if c in known}
+        missing = [c for c in live if c not in entities]
+        if missing:
+            entities.update((e.id, e) for e in await graph.get_entities(missing, tenant_id))
+        return _Stored(canonical=canonical, entities=entities, edges=edges)
 
     async def _merge(
         self, tenant_id: TenantId, decision: MergeDecision, pending: _Unfolded, stored: _Stored
