@@ -125,6 +125,10 @@ async def _click_node(page: Page, name: str) -> None:
     card = f"#card h2:text('{name}')"
     for attempt in range(4):
         position = await _settled_position(page, name)
+        # A node drawn outside the canvas cannot be clicked by anyone: the graph
+        # must keep every node in view.
+        assert 0 <= position["x"] <= box["width"], (name, position, box)
+        assert 0 <= position["y"] <= box["height"], (name, position, box)
         await page.mouse.click(box["x"] + position["x"], box["y"] + position["y"])
         try:
             await page.wait_for_selector(card, timeout=7_500 if attempt < 3 else 30_000)

@@ -98,8 +98,9 @@ function expand(shown) {
   }
   graph.nodes().removeClass("focus");
   graph.getElementById(entity.id).addClass("focus");
+  // Fit, not centre on the focus: centring pans the fitted graph by up to half the
+  // canvas and can push a neighbour out of view, where it cannot be clicked.
   graph.layout({ name: "cose", animate: false, randomize: false, fit: true, padding: 30 }).run();
-  graph.center(graph.getElementById(entity.id));
 }
 
 graph.on("tap", "node", (event) => focus(event.target.id(), false));
