@@ -85,6 +85,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-us": [10000],
     "people-export": [1000, 5000],
     "people-eu": [5000],
+    "people-registry": [5000],
     "listings": [None],
     "articles": [None],
 }
@@ -593,6 +594,42 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             [block_on("email"), block_on("given_name", "family_name", "dob")],
             0.6,
             [block_on("given_name", "family_name"), block_on("dob")],
+        )
+    if kind == "people-registry":
+        # Forename and surname as the docs compare them (ForenameSurnameComparison,
+        # which has a columns-reversed level), the date by its format.
+        frame = {
+            "unique_id": ids,
+            **{c: _column(records, c) for c in ("forename", "surname", "parish", "postcode")},
+            "born": _column(records, "born"),
+            "occupation": _column(records, "occupation"),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [
+                    block_on("forename", "surname"),
+                    block_on("surname", "born"),
+                    block_on("forename", "born"),
+                    block_on("postcode", "surname"),
+                    block_on("postcode", "forename"),
+                    block_on("born", "parish"),
+                ],
+                [
+                    cl.ForenameSurnameComparison("forename", "surname").configure(
+                        term_frequency_adjustments=True
+                    ),
+                    cl.DateOfBirthComparison(
+                        "born", input_is_string=True, datetime_format="%Y%m%d"
+                    ),
+                    cl.PostcodeComparison("postcode"),
+                    cl.ExactMatch("parish").configure(term_frequency_adjustments=True),
+                    cl.ExactMatch("occupation").configure(term_frequency_adjustments=True),
+                ],
+            ),
+            [block_on("forename", "surname", "born"), block_on("born", "postcode")],
+            0.6,
+            [block_on("forename", "surname"), block_on("born")],
         )
     if kind == "listings":
         frame = {

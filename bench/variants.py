@@ -45,6 +45,13 @@ Sets (columns exactly as a user's CSV would hold them):
     names and two digits at one of four providers); ``Telefon`` (a phone per identity,
     four national layouts); ``Ort``; ``PLZ``; ``Beruf``. No id number, no address: an
     e-mail column is the strong field, and no other set has one.
+``people-registry`` (same source; ``--id-column entry_no --name-column name``): a
+    register transcribed by hand: ``entry_no``; ``name`` (as transcribed);
+    ``forename`` / ``surname``; ``born`` as YYYYMMDD; ``parish`` (the birth place);
+    ``postcode``; ``occupation``. Its own corruption: 10% of records keep only the
+    surname, transcribed into ``forename``, and 5% only the forename, transcribed into
+    ``surname`` (the other cell left empty) -- the lone-name-part error of real exports.
+    No id number, no address.
 ``listings`` (from patstat_company_names; ``--type Organization --id-column listing_id``)
     ``listing_id``; ``name`` (the filed name, corrupted as below); ``street``;
     ``city``; ``phone``; ``category`` (from the record's first IPC section).
@@ -542,6 +549,38 @@ def people_eu(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("people-eu", "Person", "Kennung", "Name", rows, parts.gold)
 
 
+#: people-registry: records keeping only the surname (in the forename cell), and only
+#: the forename (in the surname cell).
+LONE_SURNAME_RATE, LONE_FORENAME_RATE = 0.10, 0.05
+
+
+def people_registry(source: list[dict[str, str]], seed: int) -> RecordSet:
+    parts = people_parts(source, seed)
+    rows = []
+    for number, row in enumerate(parts.rows):
+        r = rng(seed, "registry", source[number]["unique_id"])
+        forename, surname = row["given_name"], row["family_name"]
+        roll = r.random()
+        if roll < LONE_SURNAME_RATE and surname:
+            forename, surname = surname, ""
+        elif roll < LONE_SURNAME_RATE + LONE_FORENAME_RATE and forename:
+            forename, surname = "", forename
+        day, month, year = row["birth_day"], row["birth_month"], row["birth_year"]
+        rows.append(
+            {
+                "entry_no": f"R-{number:06d}",
+                "name": " ".join(p for p in (forename, surname) if p) or row["display_name"],
+                "forename": forename,
+                "surname": surname,
+                "born": f"{year}{int(month):02d}{int(day):02d}" if day else "",
+                "parish": row["town"],
+                "postcode": row["pcode"],
+                "occupation": row["job"],
+            }
+        )
+    return RecordSet("people-registry", "Person", "entry_no", "name", rows, parts.gold)
+
+
 def people_us(source: list[dict[str, str]], seed: int) -> RecordSet:
     rows, gold = [], []
     for number, row in enumerate(source):
@@ -663,12 +702,15 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
         "people-homes",
         "people-export",
         "people-eu",
+        "people-registry",
     }:
         source = read_rows(PEOPLE_FILE, data)
         if name == "people-50k":
             return people_50k(source)
         if name == "people-eu":
             return people_eu(source, seed)
+        if name == "people-registry":
+            return people_registry(source, seed)
         if name == "people-homes":
             return people_homes(source, seed)
         if name == "people-export":
@@ -693,6 +735,7 @@ SETS = (
     "people-us",
     "people-export",
     "people-eu",
+    "people-registry",
     "listings",
     "articles",
 )

@@ -175,6 +175,28 @@ def test_german_export_writes_names_family_first_dates_dotted_and_one_email_per_
     assert 0 < sum(o not in ("", "ada.lovelace7@web.de") for o in outcomes) < 40
 
 
+def test_registry_writes_lone_name_parts_in_the_other_cell_and_compact_dates() -> None:
+    """Catches a registry whose lone name parts stay in their own cell (the error it
+    documents would not be there) or whose dates are not YYYYMMDD."""
+    source = [
+        person(f"Q{k}-{c}", f"Q{k}", f"given{k}", f"family{k}", "1815-12-10")
+        for k in range(150)
+        for c in range(2)
+    ]
+    registry = v.people_registry(source, seed=5)
+    assert list(registry.rows[0]) == [
+        "entry_no", "name", "forename", "surname", "born", "parish", "postcode", "occupation",
+    ]  # fmt: skip
+    assert {row["born"] for row in registry.rows} == {"18151210"}
+    lone_surname = [r for r in registry.rows if r["forename"].startswith("Family")]
+    lone_forename = [r for r in registry.rows if r["surname"].startswith("Given")]
+    assert all(r["surname"] == "" and r["name"] == r["forename"] for r in lone_surname)
+    assert all(r["forename"] == "" and r["name"] == r["surname"] for r in lone_forename)
+    assert 10 < len(lone_surname) < 50
+    assert 3 < len(lone_forename) < 30
+    assert registry.gold == [r["cluster"] for r in source]
+
+
 def test_listings_derive_category_from_ipc_and_keep_gold_apart() -> None:
     listing = v.listings(PATSTAT_SOURCE, seed=1)
     assert list(listing.rows[0]) == ["listing_id", "name", "street", "city", "phone", "category"]
