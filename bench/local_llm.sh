@@ -13,8 +13,9 @@
 #           half of each answer's time under the extraction schema (bench/README.md).
 #   cpp     llama.cpp's own `llama-server`, compiled from the llama.cpp sources vendored
 #           in the same sdist: ~8x the completion tokens/s (it tests the sampled token
-#           against the grammar first), but Gemma 3 270M's answers through it ran into
-#           max_tokens on 8 of 8 sentences (bench/README.md), so it is not the default.
+#           against the grammar first). Sent redstring's compact grammar and the lean
+#           answer schema (see bench()): without them Gemma 3 270M's answers through
+#           it ran into max_tokens on 8 of 8 sentences (bench/README.md).
 # LLM_BUILD picks the CPU code:
 #   native    (default) GGML_NATIVE=ON, -march=native: a bench tool is built for the
 #             machine that runs it. Venv ~/.cache/redstring-llm-native.
@@ -139,7 +140,7 @@ bench() {
     # One request at a time: the server runs one. No transport retries: a timed-out
     # request keeps the server busy, so a retry only queues behind it. max_tokens
     # stops a small model looping in its entity list. json_object_schema: the schema
-    # as a grammar, in the form both servers take (llama-cpp-python's refuses
+    # as a grammar, in the form llama-cpp-python's server takes (it refuses
     # json_schema); without a grammar Gemma 3 270M echoes the prompt. THREADS=1 by
     # default: two OpenMP threads on two cores shared with other work ran several
     # times slower than one (bench/README.md).
@@ -147,7 +148,15 @@ bench() {
     export REDSTRING_LLM_TIMEOUT="${REDSTRING_LLM_TIMEOUT:-300}"
     export REDSTRING_LLM_MAX_RETRIES="${REDSTRING_LLM_MAX_RETRIES:-0}"
     export REDSTRING_LLM_MAX_TOKENS="${REDSTRING_LLM_MAX_TOKENS:-200}"
-    export REDSTRING_LLM_RESPONSE_FORMAT="${REDSTRING_LLM_RESPONSE_FORMAT:-json_object_schema}"
+    # llama-server: `grammar`, the schema compiled by redstring with single optional
+    # spaces; its own compiler allows newlines and indentation, and Gemma 3 270M wrote
+    # indented JSON and repeated its entity list until max_tokens (bench/README.md).
+    local fmt=json_object_schema
+    if [ "$LLM_SERVER" = cpp ]; then fmt=grammar; fi
+    export REDSTRING_LLM_RESPONSE_FORMAT="${REDSTRING_LLM_RESPONSE_FORMAT:-$fmt}"
+    # The lean answer schema (names and enum types only): under a grammar Gemma 3 270M
+    # fills every open slot the full schema leaves (descriptions, a properties map).
+    export REDSTRING_LLM_SCHEMA="${REDSTRING_LLM_SCHEMA:-lean}"
     # Gemma's chat template has no system role (llama-cpp-python's drops the message).
     export REDSTRING_LLM_SYSTEM_ROLE="${REDSTRING_LLM_SYSTEM_ROLE:-user}"
     cd "$REPO"

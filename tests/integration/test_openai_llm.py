@@ -100,6 +100,21 @@ async def test_json_object_schema_mode_sends_the_schema_beside_json_object(
     assert sent["response_format"] == {"type": "json_object", "schema": Person.model_json_schema()}
 
 
+async def test_grammar_mode_sends_the_compact_grammar_and_no_response_format(
+    server: ChatServer,
+) -> None:
+    """Catches: llama.cpp's `grammar` field not sent, or sent beside a response_format
+    whose own (newline-allowing) grammar the server would use instead."""
+    from redstring.llm.gbnf import compact_grammar
+
+    server.script(completion(GOOD))
+    async with provider_for(server, response_format="grammar") as llm:
+        assert await llm.extract("text", Person) == Person(name="Ada Lovelace", age=36)
+    sent = server.requests[0]
+    assert "response_format" not in sent
+    assert sent["grammar"] == compact_grammar(Person.model_json_schema())
+
+
 async def test_prompt_mode_sends_no_response_format_and_the_schema_in_the_prompt(
     server: ChatServer,
 ) -> None:
@@ -128,7 +143,7 @@ async def test_system_role_user_puts_the_instructions_in_the_user_turn(
 
 def test_an_unknown_response_format_is_refused() -> None:
     with pytest.raises(InvalidInputError, match="json_object_schema"):
-        OpenAICompatibleProvider(model="m", response_format="grammar", env={})  # type: ignore[arg-type]
+        OpenAICompatibleProvider(model="m", response_format="regex", env={})  # type: ignore[arg-type]
 
 
 async def test_an_answer_cut_off_at_max_tokens_says_so(server: ChatServer) -> None:

@@ -14,28 +14,36 @@ Spans in a `ChunkExtraction` are offsets into the *chunk's* text; mapping adds
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from redstring.domain.exceptions import LlmError, ProviderUnavailableError
+from redstring.domain.exceptions import InvalidInputError, LlmError, ProviderUnavailableError
 from redstring.domain.normalization import normalize_name
 from redstring.domain.usage import TokenUsage
 from redstring.extraction.classify import AUTO, classify_domain
 from redstring.extraction.schemas import (
+    ENV_OUTPUT_SHAPE,
     GLEANING_INSTRUCTIONS,
+    OUTPUT_SHAPES,
     DomainSchema,
     ExtractedEntity,
     ExtractedRelationship,
     ExtractionOutput,
+    OutputShape,
     PropertyValue,
+    as_extraction_output,
     extraction_instructions,
+    lean_output_schema,
     load_domain,
     type_key,
 )
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+
+    from pydantic import BaseModel
 
     from redstring.extraction.chunking import Chunk
     from redstring.ports.llm import LlmProvider
@@ -171,6 +179,12 @@ class LlmExtractor:
     earlier chunks); documents may run concurrently, bounded by the provider's
     own concurrency limit. A provider error propagates: the caller decides
     whether a failed document stops a build.
+
+    `output` is the answer schema: `full` (`ExtractionOutput`: descriptions,
+    properties, confidences, free type names) or `lean` (`lean_output_schema`:
+    names and enum types only, for small models under a grammar). An argument
+    wins, else `REDSTRING_LLM_SCHEMA`, else `full`: a capable model's descriptions
+    and properties are worth their tokens.
     """
 
     method = "llm"
@@ -182,9 +196,19 @@ class LlmExtractor:
         *,
         gleaning: int = 0,
         max_carryover_names: int = 50,
+        output: OutputShape | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         if gleaning < 0:
             raise ValueError(f"gleaning must be >= 0, got {gleaning}")
+        environ = os.environ if env is None else env
+        shape = output or environ.get(ENV_OUTPUT_SHAPE, "").strip() or "full"
+        if shape not in OUTPUT_SHAPES:
+            raise InvalidInputError(
+                f"answer schema {shape!r} ({ENV_OUTPUT_SHAPE}) is not one of "
+                + ", ".join(map(repr, OUTPUT_SHAPES))
+            )
+        self._output: OutputShape = "lean" if shape == "lean" else "full"
         self._provider = provider
         self._domain: DomainSchema | None = domain if isinstance(domain, DomainSchema) else None
         self._domain_name = domain.name if isinstance(domain, DomainSchema) else domain
@@ -272,17 +296,22 @@ class LlmExtractor:
     ) -> ExtractionOutput:
         """The model's answer for one chunk, gleaning passes merged in."""
         instructions = extraction_instructions(domain, list(known_names))
-        output = await self._provider.extract(
-            chunk.text, ExtractionOutput, instructions=instructions
+        schema: type[BaseModel] = (
+            lean_output_schema(domain) if self._output == "lean" else ExtractionOutput
+        )
+        output = as_extraction_output(
+            await self._provider.extract(chunk.text, schema, instructions=instructions)
         )
         for _ in range(self._gleaning):
             previous = json.dumps(output.model_dump(exclude_none=True), ensure_ascii=False)
-            extra = await self._provider.extract(
-                chunk.text,
-                ExtractionOutput,
-                instructions=instructions
-                + "\n\n"
-                + GLEANING_INSTRUCTIONS.format(previous=previous),
+            extra = as_extraction_output(
+                await self._provider.extract(
+                    chunk.text,
+                    schema,
+                    instructions=instructions
+                    + "\n\n"
+                    + GLEANING_INSTRUCTIONS.format(previous=previous),
+                )
             )
             merged = _merge_outputs(output, extra)
             if merged == output:

@@ -18,8 +18,9 @@ import json
 import re
 from functools import cache
 from importlib import resources
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from redstring.domain.exceptions import InvalidInputError, NotFoundError
 
@@ -63,12 +64,78 @@ class ExtractionOutput(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _names_a_list(cls, data: object) -> object:
-        if isinstance(data, dict) and not {"entities", "relationships"} & data.keys():
-            raise ValueError(
-                "the answer has neither 'entities' nor 'relationships' "
-                f"(keys: {', '.join(map(repr, list(data)[:5])) or 'none'})"
-            )
-        return data
+        return _require_a_list(data)
+
+
+def _require_a_list(data: object) -> object:
+    if isinstance(data, dict) and not {"entities", "relationships"} & data.keys():
+        raise ValueError(
+            "the answer has neither 'entities' nor 'relationships' "
+            f"(keys: {', '.join(map(repr, list(data)[:5])) or 'none'})"
+        )
+    return data
+
+
+OutputShape = Literal["full", "lean"]
+OUTPUT_SHAPES: tuple[OutputShape, ...] = ("full", "lean")
+#: Which answer schema `LlmExtractor` asks for when its caller does not say.
+ENV_OUTPUT_SHAPE = "REDSTRING_LLM_SCHEMA"
+#: The longest name a lean answer may hold: a grammar-constrained model cannot run
+#: on inside one string. Generous for real names (the longest CoNLL04 one is ~60).
+LEAN_NAME_MAX_LENGTH = 100
+
+
+class _LeanOutput(BaseModel):
+    """Base of the per-domain lean answer schemas (`lean_output_schema`).
+
+    Same two lists and the same "neither list" refusal as `ExtractionOutput`, both
+    required in the sent schema for the same reason.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"required": ["entities", "relationships"]}
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _names_a_list(cls, data: object) -> object:
+        return _require_a_list(data)
+
+
+def _name_field(description: str) -> object:
+    return (str, Field(max_length=LEAN_NAME_MAX_LENGTH, description=description))
+
+
+def _type_field(names: tuple[str, ...], description: str) -> object:
+    # `Literal[...]` built from data: pydantic turns it into a JSON-schema enum.
+    kind: object = Literal.__getitem__(names) if names else str
+    return (kind, Field(description=description))
+
+
+@cache
+def _lean_schema(
+    domain: str, entity_types: tuple[str, ...], relationship_types: tuple[str, ...]
+) -> type[BaseModel]:
+    entity = create_model(
+        "LeanEntity",
+        __config__=ConfigDict(extra="forbid"),
+        name=_name_field("The entity's name exactly as written in the text."),
+        type=_type_field(entity_types, "The entity's type."),
+    )  # type: ignore[call-overload]
+    relationship = create_model(
+        "LeanRelationship",
+        __config__=ConfigDict(extra="forbid"),
+        source=_name_field("The source entity's name, as listed in entities."),
+        target=_name_field("The target entity's name, as listed in entities."),
+        type=_type_field(relationship_types, "The relationship's type."),
+    )  # type: ignore[call-overload]
+    model: type[BaseModel] = create_model(
+        "LeanExtractionOutput_" + re.sub(r"\W", "_", domain),
+        __base__=_LeanOutput,
+        entities=(list[entity], Field(default_factory=list)),
+        relationships=(list[relationship], Field(default_factory=list)),
+    )
+    return model
 
 
 class TypeSpec(BaseModel):
@@ -129,6 +196,32 @@ class DomainSchema(BaseModel):
                 f"fallback_entity_type {self.fallback_entity_type!r} is not one of the "
                 "domain's entity types"
             )
+
+
+def lean_output_schema(domain: DomainSchema) -> type[BaseModel]:
+    """The answer schema for grammar-constrained small models, for `domain`.
+
+    A server that compiles the schema into a grammar (llama.cpp) lets a model write
+    anything the schema allows, and a small one fills every open slot: Gemma 3
+    270M wrote a `description` and an invented `properties` map into each entity
+    until `max_tokens` cut it off (bench/README.md). This schema leaves no open
+    slot: names and types only, names bounded (`LEAN_NAME_MAX_LENGTH`), entity
+    types an enum of the domain's, relationship types an enum of its declared ones
+    (free text when it declares none), and no other key. The answer is read back
+    as an `ExtractionOutput` (`as_extraction_output`).
+    """
+    return _lean_schema(
+        domain.name,
+        tuple(t.name for t in domain.entity_types),
+        tuple(t.name for t in domain.relationship_types),
+    )
+
+
+def as_extraction_output(answer: BaseModel) -> ExtractionOutput:
+    """An answer in any of the shapes (full or lean) as the one `ExtractionOutput`."""
+    if isinstance(answer, ExtractionOutput):
+        return answer
+    return ExtractionOutput.model_validate(answer.model_dump())
 
 
 _DOMAIN_PACKAGE = "redstring.extraction"

@@ -8,7 +8,10 @@ get that instead, with the schema spelled out in the system prompt; and
 `json_object_schema` sends `{"type": "json_object", "schema": ...}`, the form
 llama-cpp-python's server compiles into a grammar; `prompt` sends no
 `response_format` at all (the schema in the prompt, the answer validated and
-repaired), for servers with no structured output.
+repaired), for servers with no structured output; `grammar` sends llama.cpp's
+`grammar` field instead, the schema compiled by redstring into a compact GBNF
+(`llm.gbnf`: single optional spaces, where llama.cpp's own compiler lets a small
+model ramble through newlines and indentation).
 
 Configuration: an argument wins; otherwise the environment variable; otherwise
 the default.
@@ -62,6 +65,7 @@ from redstring.domain.exceptions import (
     RefusalError,
 )
 from redstring.domain.usage import TokenUsage
+from redstring.llm.gbnf import compact_grammar
 from redstring.llm.validation import json_schema_for, validate_text
 
 if TYPE_CHECKING:
@@ -71,11 +75,12 @@ if TYPE_CHECKING:
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
-ResponseFormat = Literal["json_schema", "json_object", "json_object_schema", "prompt"]
+ResponseFormat = Literal["json_schema", "json_object", "json_object_schema", "grammar", "prompt"]
 RESPONSE_FORMATS: tuple[ResponseFormat, ...] = (
     "json_schema",
     "json_object",
     "json_object_schema",
+    "grammar",
     "prompt",
 )
 
@@ -352,7 +357,9 @@ class OpenAICompatibleProvider:
     ) -> ChatCompletion:
         client, semaphore = self._loop_state()
         options: dict[str, Any] = {"model": self._model, "messages": messages}
-        if self._response_format != "prompt":
+        if self._response_format == "grammar":
+            options["extra_body"] = {"grammar": compact_grammar(json_schema_for(schema))}
+        elif self._response_format != "prompt":
             options["response_format"] = self._response_format_param(schema)
         if self._temperature is not None:
             options["temperature"] = self._temperature

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
+from redstring.domain.exceptions import InvalidInputError
 from redstring.extraction.chunking import Chunk, chunk_text
 from redstring.extraction.classify import AUTO
 from redstring.extraction.extractor import LlmExtractor, find_spans
 from redstring.extraction.offline import OfflineExtractor
+from redstring.extraction.schemas import load_domain
 from redstring.llm.fake import FakeLlmProvider
 
 DOC = "Ada Lovelace worked with Charles Babbage in London.\n\nLovelace wrote the first program."
@@ -263,3 +267,27 @@ def test_offline_the_years_of_a_season_are_not_years() -> None:
         if f.entity_type == "Date"
     ]
     assert dates == ["1998", "2002", "2015"]
+
+
+async def test_the_lean_answer_schema_is_asked_for_and_read_back() -> None:
+    """Catches: REDSTRING_LLM_SCHEMA ignored, the lean schema not sent, or its answer
+    not mapped like a full one."""
+    from redstring.extraction.schemas import ExtractionOutput, lean_output_schema
+
+    general = load_domain("general")
+    for extractor_of in (
+        lambda fake: LlmExtractor(fake, "general", output="lean", env={}),
+        lambda fake: LlmExtractor(fake, "general", env={"REDSTRING_LLM_SCHEMA": "lean"}),
+    ):
+        fake = FakeLlmProvider([answer([("Ada", "Person")], [("Ada", "Ada", "RELATED_TO")])])
+        (got,) = await extractor_of(fake).extract_document([Chunk(0, "Ada", 0, 3)])
+        assert fake.calls[0].schema is lean_output_schema(general)
+        assert [(e.name, e.entity_type, e.spans) for e in got.entities] == [
+            ("Ada", "Person", ((0, 3),))
+        ]
+        assert [r.relationship_type for r in got.relationships] == ["RELATED_TO"]
+    fake = FakeLlmProvider([answer([("Ada", "Person")])])
+    await LlmExtractor(fake, "general", env={}).extract_document([Chunk(0, "Ada", 0, 3)])
+    assert fake.calls[0].schema is ExtractionOutput
+    with pytest.raises(InvalidInputError, match="REDSTRING_LLM_SCHEMA"):
+        LlmExtractor(fake, "general", env={"REDSTRING_LLM_SCHEMA": "tiny"})

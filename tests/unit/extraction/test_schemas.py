@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from redstring.domain.exceptions import InvalidInputError, NotFoundError
 from redstring.extraction.schemas import (
@@ -53,3 +54,45 @@ def test_prompt_lists_types_examples_and_carryover() -> None:
     assert "ACQUIRED" in prompt
     assert "Widget Ltd" in prompt
     assert prompt.rstrip().endswith("Acme Corp")
+
+
+def test_the_lean_schema_leaves_no_open_slot() -> None:
+    """Catches: a free description or properties map, free type names or unbounded
+    names in the lean schema, where a grammar-constrained small model rambles."""
+    from redstring.extraction.schemas import LEAN_NAME_MAX_LENGTH, lean_output_schema
+
+    domain = load_domain("general")
+    lean = lean_output_schema(domain)
+    sent = lean.model_json_schema()
+    entity = sent["$defs"]["LeanEntity"]
+    relationship = sent["$defs"]["LeanRelationship"]
+    assert set(entity["properties"]) == {"name", "type"}
+    assert set(relationship["properties"]) == {"source", "target", "type"}
+    assert entity["properties"]["type"]["enum"] == [t.name for t in domain.entity_types]
+    assert relationship["properties"]["type"]["enum"] == [t.name for t in domain.relationship_types]
+    assert entity["properties"]["name"]["maxLength"] == LEAN_NAME_MAX_LENGTH
+    assert relationship["properties"]["source"]["maxLength"] == LEAN_NAME_MAX_LENGTH
+    assert sent["required"] == ["entities", "relationships"]
+    for part in (sent, entity, relationship):
+        assert part["additionalProperties"] is False
+    good = {"entities": [{"name": "Ada", "type": "Person"}], "relationships": []}
+    assert lean.model_validate(good)
+    for bad in (
+        {"entities": [{"name": "Ada", "type": "Wizard"}]},
+        {"entities": [{"name": "Ada", "type": "Person", "description": "x"}]},
+        {"entities": [{"name": "A" * (LEAN_NAME_MAX_LENGTH + 1), "type": "Person"}]},
+        {"foo": 1},
+    ):
+        with pytest.raises(ValidationError):
+            lean.model_validate(bad)
+
+
+def test_a_domain_without_relationship_types_gets_free_relationship_types() -> None:
+    from redstring.extraction.schemas import lean_output_schema
+
+    domain = parse_domain("name: x\nentity_types: [{name: A}]\nfallback_entity_type: A\n")
+    sent = lean_output_schema(domain).model_json_schema()
+    assert sent["$defs"]["LeanRelationship"]["properties"]["type"]["type"] == "string"
+    assert "enum" not in sent["$defs"]["LeanRelationship"]["properties"]["type"]
+    only = sent["$defs"]["LeanEntity"]["properties"]["type"]
+    assert only.get("enum", [only.get("const")]) == ["A"]  # one value: pydantic writes const
