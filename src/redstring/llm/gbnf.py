@@ -106,6 +106,8 @@ class _Compiler:
         if "enum" in schema:
             return self.rule(name, self._enum(schema["enum"], name))
         kind = schema.get("type")
+        if not isinstance(kind, str):
+            raise ValueError(f"{name}: type {kind!r} is not supported (one type name needed)")
         if kind == "object":
             return self._object(schema, name)
         if kind == "array":
