@@ -313,9 +313,36 @@ async def test_a_merge_sharing_an_entity_with_an_earlier_one_snapshots_it_merged
         ]
     )
     consolidator = Consolidator(workspace)
-    report = await consolidator._apply(tenant, entities, plan, None)
+    seen = await workspace.log.last_position()
+    report = await consolidator._apply(tenant, entities, plan, None, seen)
     [_, merged_twice] = report.merge_ids
     await consolidator.undo(merged_twice, tenant)
     assert await workspace.graph.get_entity(first.id, tenant) == first
     [edge] = await workspace.graph.list_relationships(tenant)
     assert {edge.source_id, edge.target_id} == {first.id, charles.id}
+
+
+async def test_a_write_between_planning_and_merging_is_in_the_merge_snapshot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Catches before-snapshots taken from the entities the plan read while another
+    writer changed one of them meanwhile: undoing the merge would then restore the
+    entity without that writer's change."""
+    from redstring.composition import consolidation as module
+
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    await fill(workspace, tenant, PEOPLE)
+    plan_for = module.resolve
+
+    async def resolve_while_another_writer_writes(*args: object, **kwargs: object) -> object:
+        plan = await plan_for(*args, **kwargs)  # type: ignore[arg-type]
+        await fill(workspace, tenant, [{**PEOPLE[0], "note": "written while planning"}])
+        return plan
+
+    monkeypatch.setattr(module, "resolve", resolve_while_another_writer_writes)
+    consolidator = Consolidator(workspace)
+    report = await consolidator.consolidate(tenant)
+    [merge_id] = report.merge_ids
+    await consolidator.undo(merge_id, tenant)
+    notes = [e.properties.get("note") for e in await workspace.graph.list_entities(tenant)]
+    assert "written while planning" in notes
