@@ -9,12 +9,16 @@ Prints the examples and operations each one ran and the pytest outcome.
 
     nice -n 10 uv run python bench/fuzz.py                      # >= 10^5 of each
     uv run python bench/fuzz.py --examples 200 --runs 5 --steps 50   # a quick look
+
+`kill -INT` ends a run early and still prints the tally, even in a background job
+(whose shell had SIGINT ignored); the run it interrupted is counted, unfinished.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -35,6 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["REDSTRING_FUZZ_RUNS"] = str(args.runs)
     os.environ["REDSTRING_FUZZ_STEPS"] = str(args.steps)
     sys.path.insert(0, str(ROOT))
+    # A background job starts with SIGINT ignored; pytest turns the interrupt into an
+    # exit status, after which the tally below is still printed.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import pytest
     from tests.reliability.fuzz import EXAMPLES
 
@@ -69,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{EXAMPLES[f'isolation-{adapters}']:>8} checks "
             f"({EXAMPLES[f'skipped-merges-{adapters}']} merges skipped: no valid snapshot)"
         )
-    print(f"pytest exit status {int(outcome)} in {seconds:.0f} s")
+    interrupted = " (interrupted: its last run is counted, unfinished)" if outcome == 2 else ""
+    print(f"pytest exit status {int(outcome)} in {seconds:.0f} s{interrupted}")
     return int(outcome)
 
 
