@@ -51,7 +51,9 @@ if TYPE_CHECKING:
     from redstring.consolidation.clustering import PairScorer
     from redstring.domain.entity import Entity
 
-#: Random pairs sampled to estimate u.
+#: Random pairs sampled to estimate u. A workspace with at most four times as many
+#: pairs in all has u counted over every pair instead: exact, and no longer a draw
+#: (a 1k-record set's F1 moved by 0.003 with the sample).
 U_SAMPLE_PAIRS = 200_000
 #: EM stops after this many rounds or when no parameter moves more than the tolerance.
 EM_ROUNDS = 40
@@ -859,7 +861,11 @@ def _estimate(
     columns: Sequence[FieldColumn], n: int, seed: int
 ) -> tuple[list[npt.NDArray[np.float64]], list[npt.NDArray[np.float64]], int]:
     """u from random pairs (beside a generic prior), then m by EM: (m, u, EM rounds)."""
-    sample_left, sample_right = _random_pairs(n, min(U_SAMPLE_PAIRS, n * (n - 1) // 2 * 4), seed)
+    if n * (n - 1) // 2 <= U_SAMPLE_PAIRS * 4:
+        every = np.triu_indices(n, k=1)
+        sample_left, sample_right = every[0].astype(np.int64), every[1].astype(np.int64)
+    else:
+        sample_left, sample_right = _random_pairs(n, U_SAMPLE_PAIRS, seed)
     sample_levels = _levels(columns, sample_left, sample_right)
     m_tables: list[npt.NDArray[np.float64]] = []
     u_tables: list[npt.NDArray[np.float64]] = []
