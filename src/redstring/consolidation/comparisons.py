@@ -20,7 +20,13 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler
 
 from redstring.consolidation.dates import parse_date
-from redstring.consolidation.kinds import NAME_FIELD, FieldKind, FieldSpec, list_separator
+from redstring.consolidation.kinds import (
+    NAME_FIELD,
+    FieldKind,
+    FieldSpec,
+    list_separator,
+    name_remainder,
+)
 from redstring.consolidation.names import core_tokens, given_name_forms, raw_tokens
 
 if TYPE_CHECKING:
@@ -164,8 +170,11 @@ def _normalised(entities: Sequence[Entity], spec: FieldSpec) -> list[tuple[str, 
     sources = spec.sources if dated else spec.sources[:1]
     memo: dict[tuple[str, ...], tuple[str, str]] = {}
     out = []
+    remainder = spec.kind is FieldKind.PERSON_NAME and len(spec.sources) > 1
     for entity in entities:
         raws = tuple(_raw(entity, source) for source in sources)
+        if remainder:
+            raws = (name_remainder(raws[0], [_raw(entity, p) for p in spec.sources[1:]]),)
         found = memo.get(raws)
         if found is None:
             found = memo[raws] = _normalise(raws, spec.kind)

@@ -325,7 +325,7 @@ def detect_fields(
         values = _values(head, key) or _values(entities, key)
         kinds[key] = _detect_one(key, values, entity_kind)
     _join_split_dates(entities, kinds, forced, report)
-    _drop_composite_names(head, kinds, forced, report)
+    remainders = _drop_composite_names(head, kinds, forced, report)
     for key in keys:
         if key not in kinds:
             continue
@@ -334,6 +334,7 @@ def detect_fields(
             report.left_out[key] = f"{kind.value}: {reason}"
             continue
         report.used.append(FieldSpec(name=key, kind=kind, sources=(key,), reason=reason))
+    report.used.extend(remainders)
     return report
 
 
@@ -347,24 +348,27 @@ def _drop_composite_names(
     kinds: dict[str, tuple[FieldKind, str]],
     forced: Mapping[str, FieldKind],
     report: FieldReport,
-) -> None:
+) -> list[FieldSpec]:
     """Leave out a full-name field that only repeats the given- and family-name fields.
 
     Fellegi-Sunter multiplies fields' evidence as if independent; "first_and_surname"
     beside "first_name" and "surname" would count one name agreement two or three times.
+    Returns the field of the first such name's words beyond the parts (one: two
+    composites' remainders would count those words twice), when enough records have some.
     """
     parts = [
         k for k, (kind, _) in kinds.items() if kind in (FieldKind.GIVEN_NAME, FieldKind.FAMILY_NAME)
     ]
     if len(parts) < 2:
-        return
+        return []
+    remainders: list[FieldSpec] = []
     composites = [
         k
         for k, (kind, _) in kinds.items()
         if kind in (FieldKind.PERSON_NAME, FieldKind.NAME, FieldKind.LOCALITY) and k not in forced
     ]
     for key in composites:
-        checked = held = 0
+        checked = held = rest = 0
         for entity in entities:
             whole = _text(entity.name if key == NAME_FIELD else entity.properties.get(key))
             values = [v for p in parts if (v := _text(entity.properties.get(p)))]
@@ -374,6 +378,8 @@ def _drop_composite_names(
             tokens = set(raw_tokens(whole))
             if sum(1 for v in values if set(raw_tokens(v)) <= tokens) >= 2:
                 held += 1
+            if name_remainder(whole, values):
+                rest += 1
         if checked and held / checked >= COMPOSITE_SHARE:
             del kinds[key]
             label = "name" if key == NAME_FIELD else key
@@ -381,6 +387,31 @@ def _drop_composite_names(
                 f"holds two of {', '.join(parts)} in {held / checked:.0%} of records "
                 "(counted once, through them)"
             )
+            if not remainders and rest / checked >= REMAINDER_SHARE:
+                remainders.append(
+                    FieldSpec(
+                        name=f"{label} beyond its parts",
+                        kind=FieldKind.PERSON_NAME,
+                        sources=(key, *parts),
+                        reason=(
+                            f"words of {label} not in {', '.join(parts)}, in "
+                            f"{rest / checked:.0%} of records (middle names, titles)"
+                        ),
+                    )
+                )
+    return remainders
+
+
+#: A composite name's words beyond its parts are compared as a field of their own
+#: when this share of records has some (a middle name, the real name behind a title
+#: split into the parts: "Sir Frederick Shaw, 5th Baronet" as "Sir" + "Baronet").
+REMAINDER_SHARE = 0.02
+
+
+def name_remainder(whole: str, parts: Sequence[str]) -> str:
+    """The words of `whole` that none of `parts` holds, in order."""
+    used = {t for p in parts for t in raw_tokens(p)}
+    return " ".join(t for t in raw_tokens(whole) if t not in used)
 
 
 def _parse_overrides(overrides: Mapping[str, str], keys: set[str]) -> dict[str, FieldKind]:
