@@ -53,6 +53,7 @@ def agreeing_clusters(
     overrides: Mapping[tuple[int, int], float] | None = None,
     initial: Iterable[Iterable[int]] = (),
     strongest_links: int | None = None,
+    can_start: npt.NDArray[np.bool_] | None = None,
 ) -> list[list[int]]:
     """Clusters of the indices 0..n-1 (each sorted, the list sorted by first member).
 
@@ -67,7 +68,8 @@ def agreeing_clusters(
     never split, and join others by the same rule as any cluster.
     With `strongest_links` = K, a pair starts a join only when it is one of the K
     strongest pairs of one of its two ends (`_strongest_links`); the verdict still
-    reads every cross pair.
+    reads every cross pair. `can_start` (per pair) further limits which pairs start
+    a join (`record_model._start_logit`); the verdict is unchanged.
     """
     fixed = dict(overrides or {})
     if len(pairs) != len(probabilities):
@@ -90,6 +92,8 @@ def agreeing_clusters(
         root_array[together] = together[0]
         members[together[0]] = together
     strong = probabilities >= merge_threshold
+    if can_start is not None:
+        strong &= can_start
     edges = np.sort(pairs[strong], axis=1)
     edge_p = probabilities[strong]
     if strongest_links is not None:

@@ -393,7 +393,10 @@ def _plan(
             apart_codes = np.asarray([i * n + j for i, j in separated], dtype=np.int64)
             probabilities[np.isin(low, apart_codes)] = 0.0
         veto_probabilities, veto_scorer = probabilities, group.scorer
+        can_start = None
         if isinstance(group.scorer, RecordEvidence):
+            # An adjudicator's "same" may start a join whatever the bar.
+            can_start = group.scorer.can_start | (probabilities >= 1.0)
             # Sparse pairs do not veto (`RecordEvidence.veto_view`); bands and grey
             # pairs keep the scores as they are.
             veto_probabilities = group.scorer.veto_view(
@@ -410,6 +413,7 @@ def _plan(
             overrides=fixed,
             initial=_by_owner(group.owners),
             strongest_links=STRONGEST_LINKS if group.report is not None else None,
+            can_start=can_start,
         )
         label = np.zeros(len(members), dtype=np.int64)
         for c, indices in enumerate(clusters):

@@ -189,3 +189,17 @@ def test_strongest_links_needs_at_least_one() -> None:
     arr = _all_pairs(10)
     with pytest.raises(ValueError, match="at least 1"):
         agreeing_clusters(10, arr, m[arr[:, 0], arr[:, 1]], _matrix_scorer(m), strongest_links=0)
+
+
+def test_a_pair_below_the_start_bar_starts_no_join_but_its_clusters_still_join() -> None:
+    """Catches `can_start` ignored, or applied to the verdict: the 0.9 link 1~2 may not
+    start a join, so a and b stay apart on it alone; once 0~3 (allowed) starts the
+    same join, the verdict reads every cross pair, 1~2 among them, and it holds."""
+    m = np.full((4, 4), 0.9)
+    pairs = np.asarray([(0, 1), (2, 3), (1, 2), (0, 3)], dtype=np.int64)
+    probs = m[pairs[:, 0], pairs[:, 1]]
+    scorer = _matrix_scorer(m)
+    only_inside = np.asarray([True, True, False, False])
+    assert agreeing_clusters(4, pairs, probs, scorer, can_start=only_inside) == [[0, 1], [2, 3]]
+    with_0_3 = np.asarray([True, True, False, True])
+    assert agreeing_clusters(4, pairs, probs, scorer, can_start=with_0_3) == [[0, 1, 2, 3]]

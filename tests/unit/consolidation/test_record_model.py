@@ -802,3 +802,46 @@ def test_a_full_names_words_beyond_its_parts_still_tell_people_apart() -> None:
     # remainder ("frederick shaw 1th" / "james heath 2th") tells them apart.
     assert float(same[0]) > 0.99
     assert float(other[0]) < float(same[0]) - 0.05
+
+
+def test_the_start_bar_lies_between_the_non_matches_and_the_matches_bumps() -> None:
+    """Catches a bar read from one population, or none where the candidates' log-odds
+    clearly form two: 8,000 non-matches around -1 and 1,500 matches around 18 (the
+    shape of people-50k's candidates) put it where the matches' bump takes over."""
+    from redstring.consolidation.record_model import _start_logit
+
+    rng = np.random.default_rng(4)
+    non = rng.normal(-1.0, 3.5, 8000)
+    matches = rng.normal(18.0, 7.0, 1500)
+    bar = _start_logit(np.concatenate([non, matches]))
+    assert bar is not None
+    assert 6.0 < bar < 10.0
+    # Below it, non-matches outnumber matches; above it, the other way round.
+    assert (non >= bar).sum() < (matches >= bar).sum()
+    assert (non < bar).sum() > (matches < bar).sum()
+
+
+def test_no_start_bar_without_two_bumps_either_side_of_even_odds() -> None:
+    """Catches a bar forced onto candidates that are nearly all matches (listings: both
+    bumps above even odds) or whose evidence is too thin to separate (one bump)."""
+    from redstring.consolidation.record_model import _start_logit
+
+    rng = np.random.default_rng(5)
+    all_matches = np.concatenate([rng.normal(20.0, 2.4, 14000), rng.normal(24.0, 0.8, 3000)])
+    assert _start_logit(all_matches) is None
+    assert _start_logit(rng.normal(3.0, 3.0, 20000)) is None
+    assert _start_logit(np.asarray([1.0, 2.0])) is None
+
+
+def test_a_model_stored_before_the_start_bar_reads_back_without_one() -> None:
+    """Catches the new field made mandatory: models already in a user's log have none."""
+    entities, _ = people(60, 2)
+    model = train(entities).model
+    assert model is not None
+    stored = model.as_dict()
+    del stored["start_logit"]
+    again = train(entities, model=TrainedModel.from_dict(stored))
+    assert again.reused
+    assert again.model is not None
+    assert again.model.start_logit is None
+    assert bool(again.can_start.all())
