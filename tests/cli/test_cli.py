@@ -267,6 +267,10 @@ def test_consolidate_reports_field_kinds_and_takes_overrides(tmp_path: Path) -> 
     assert "Person" in report["models_trained"]
     again = redstring("consolidate", cwd=tmp_path)
     assert "model trained on this tenant's records" in again.stdout
+    # The start bar is reported as the model logged it, and printed.
+    bar = report["start_bars"]["Person"]
+    assert bar is None or isinstance(bar, float)
+    assert ("no start bar" if bar is None else f"from log-odds {bar:.1f}") in again.stdout
 
 
 def test_search_context_prints_and_emits_passages_with_spans(workspace: Path) -> None:

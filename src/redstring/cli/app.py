@@ -299,6 +299,14 @@ def _print_consolidation(report: ConsolidationReport) -> None:
             console.print("  model trained on this tenant's records, logged for later runs")
         elif entity_type in report.models_reused:
             console.print("  model reused as logged by an earlier consolidation")
+        if entity_type in report.start_bars:
+            bar = report.start_bars[entity_type]
+            console.print(
+                f"  a pair starts a merge from log-odds {bar:.1f}, where these records' "
+                "scores turn from mostly different to mostly the same"
+                if bar is not None
+                else "  no start bar: these records' scores show no two separate groups"
+            )
     bands = ", ".join(f"{band} {count}" for band, count in sorted(report.bands.items()))
     console.print(
         f"{report.entities} entities, {report.candidate_pairs} candidate pairs ({bands or 'none'})"

@@ -72,6 +72,9 @@ class ConsolidationReport:
     #: those scored with the model a previous run logged.
     models_trained: list[str] = field(default_factory=list)
     models_reused: list[str] = field(default_factory=list)
+    #: Per record entity type: the log-odds from which a pair may start a merge,
+    #: read from the records' own scores (None: the scores set no bar).
+    start_bars: dict[str, float | None] = field(default_factory=dict)
 
 
 class Consolidator:
@@ -227,6 +230,7 @@ class Consolidator:
             },
             left_out={t: dict(r.left_out) for t, r in plan.fields.items()},
             models_reused=list(plan.reused_models),
+            start_bars={t: _start_bar(model) for t, model in plan.models.items()},
         )
         for entity_type, model in sorted(plan.models.items()):
             if entity_type in plan.reused_models:
@@ -333,6 +337,11 @@ class Consolidator:
         await self._workspace.append(merge_stream(merge_id), [event], expected_version=0)
         pending.add(involved, event)
         return merge_id
+
+
+def _start_bar(model: Mapping[str, object]) -> float | None:
+    bar = model.get("start_logit")
+    return float(bar) if isinstance(bar, int | float) else None
 
 
 def _involved(decision: MergeDecision) -> list[EntityId]:
