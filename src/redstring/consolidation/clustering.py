@@ -100,7 +100,7 @@ def agreeing_clusters(
         kept = _strongest_links(edges, edge_p, strongest_links)
         edges, edge_p = edges[kept], edge_p[kept]
     order = np.lexsort((edges[:, 1], edges[:, 0], -edge_p))
-    ends: list[tuple[int, int]] = [(int(i), int(j)) for i, j in edges[order].tolist()]
+    ends: list[tuple[int, int]] = list(map(tuple, edges[order].tolist()))
     # Each cluster's pending joins, earliest first. A join is decided once it is the
     # earliest pending join of both its clusters: then no earlier decision can change
     # either side, and all such joins (a wave) are independent and scored together.

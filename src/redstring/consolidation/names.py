@@ -17,6 +17,7 @@ sets, appears across many unrelated identities (measured with bench/resolution.p
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from dataclasses import dataclass
 
@@ -69,6 +70,13 @@ def _is_ordinal(token: str) -> bool:
 
 def raw_tokens(name: str) -> list[str]:
     """Normalized, accent-folded tokens with single-letter runs glued together."""
+    return list(_raw_tokens(name))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _raw_tokens(name: str) -> tuple[str, ...]:
+    """`raw_tokens`, remembered: names repeat (field detection, value normalisation
+    and the mention model read the same names), and folding them is most of the cost."""
     text = _fold(normalize_name(name)).replace("'", "").replace("-", " ")
     out: list[str] = []
     run = ""
@@ -82,7 +90,7 @@ def raw_tokens(name: str) -> list[str]:
         out.append(token)
     if run:
         out.append(run)
-    return out
+    return tuple(out)
 
 
 def core_tokens(name: str, kind: str) -> list[str]:
