@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -60,6 +61,8 @@ from redstring.projections import (
 from redstring.vector.memory import InMemoryVectorStore
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from redstring.ports.graph_store import GraphStore
     from redstring.ports.vector_store import VectorStore
 
@@ -118,22 +121,47 @@ def say(line: str) -> None:
 async def child(phase: str, db: Path, corpus: Path) -> None:
     """Ingest the corpus or consolidate the tenant, reporting each commit once it is durable.
 
-    An append inside `Workspace.atomic()` is durable only when the block commits, so
-    appends are reported at the next progress callback or when the call returns,
-    never when `append` itself returns."""
+    An append inside `Workspace.atomic()` is durable only when the outermost block
+    commits, so appends are reported when that block exits without error, or -- for
+    appends outside any block, durable when `append` returns -- at the next progress
+    callback or when the call returns. A progress callback inside a block reports
+    nothing: consolidation reports progress every 200 merges but commits every
+    5,000, and a kill between the two once made the harness count rolled-back
+    merges as lost commits."""
     ws = Workspace.open(db, create=True, dimension=DIMENSION)
     tenant = ws.register_tenant(TENANT)
     appended: list[tuple[str, int]] = []
     original = ws.append
+    original_atomic = ws.atomic
+    depth = 0
+    ready = time.monotonic()  # reset at READY; commits before it are the setup's
 
     async def recording(stream_id: str, events: Any, *, expected_version: int) -> int:
         version = await original(stream_id, events, expected_version=expected_version)
         appended.append((stream_id, version))
         return version
 
+    @contextmanager
+    def committing() -> Iterator[None]:
+        nonlocal depth
+        depth += 1
+        try:
+            with original_atomic():
+                yield
+        except BaseException:
+            depth -= 1
+            if depth == 0:
+                appended.clear()  # rolled back: nothing of it is durable
+            raise
+        depth -= 1
+        flush()
+
     ws.append = recording  # type: ignore[method-assign]
+    ws.atomic = committing  # type: ignore[method-assign]
 
     def flush(*_: object) -> None:
+        if depth:
+            return
         for stream_id, version in appended:
             say(f"COMMIT {stream_id} {version} {time.monotonic() - ready:.4f}")
         appended.clear()
