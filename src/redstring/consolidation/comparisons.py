@@ -27,7 +27,12 @@ from redstring.consolidation.kinds import (
     list_separator,
     name_remainder,
 )
-from redstring.consolidation.names import core_tokens, given_name_forms, raw_tokens
+from redstring.consolidation.names import (
+    core_tokens,
+    given_name_forms,
+    not_a_surname,
+    raw_tokens,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -115,6 +120,9 @@ class FieldColumn:
     #: column index.
     reversed: FieldColumn | None = None
     partner: int = -1
+    #: Family names: per code, whether the value is no surname at all
+    #: (`names.not_a_surname`); filled on first use.
+    no_surname: npt.NDArray[np.bool_] | None = None
 
     @property
     def levels(self) -> int:
@@ -424,7 +432,23 @@ def compare(
     if len(rows):
         _fill(column, kind, left[rows], right[rows], rows, out)
     out[exact] = top
+    if kind is FieldKind.FAMILY_NAME:
+        # "Baronet" against "Shaw" is not two different surnames: one of them is
+        # none. Compared as missing, unless both hold the same word.
+        blank = _no_surname(column)
+        out[(blank[np.maximum(lc, 0)] | blank[np.maximum(rc, 0)]) & ~exact & (out > 0)] = 0
     return out
+
+
+def _no_surname(column: FieldColumn) -> npt.NDArray[np.bool_]:
+    if column.no_surname is None:
+        flags = np.zeros(len(column.frequency) + 1, dtype=bool)
+        present = column.codes >= 0
+        codes, first = np.unique(column.codes[present], return_index=True)
+        texts = column.text[np.flatnonzero(present)[first]]
+        flags[codes] = [not_a_surname(str(t)) for t in texts.tolist()]
+        column.no_surname = flags
+    return column.no_surname
 
 
 def _fill(

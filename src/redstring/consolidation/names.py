@@ -49,6 +49,24 @@ PERSON_NOISE = frozenset(
 )  # fmt: skip
 
 
+#: Words that are never a surname of their own: a family-name cell holding only
+#: these ("Baronet", "Jr.", "Esq." left in the last column when an export split
+#: "Sir Frederick Shaw, 5th Baronet" by position) holds no family name. Titles that
+#: are also surnames (King, Earl, Lord, Prince) are not listed.
+NOT_A_SURNAME = frozenset(
+    {
+        "sir", "dame", "lady", "mr", "mrs", "ms", "miss", "mx", "dr", "prof", "rev",
+        "revd", "reverend", "baronet", "bt", "bart", "esq", "hon", "jr", "sr", "jnr", "snr",
+    }
+)  # fmt: skip
+
+
+def not_a_surname(text: str) -> bool:
+    """Whether a family-name value is only such words (and ordinals: "5th Baronet")."""
+    tokens = raw_tokens(text)
+    return bool(tokens) and all(t in NOT_A_SURNAME or _is_ordinal(t) for t in tokens)
+
+
 def type_kind(entity_type: str) -> str:
     """ "person", "organization" or "other": which model and word lists apply."""
     normalized = normalize_name(entity_type)
