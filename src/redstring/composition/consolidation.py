@@ -230,7 +230,9 @@ class Consolidator:
             },
             left_out={t: dict(r.left_out) for t, r in plan.fields.items()},
             models_reused=list(plan.reused_models),
-            start_bars={t: _start_bar(model) for t, model in plan.models.items()},
+            start_bars={
+                t: TrainedModel.from_dict(model).start_logit for t, model in plan.models.items()
+            },
         )
         for entity_type, model in sorted(plan.models.items()):
             if entity_type in plan.reused_models:
@@ -337,11 +339,6 @@ class Consolidator:
         await self._workspace.append(merge_stream(merge_id), [event], expected_version=0)
         pending.add(involved, event)
         return merge_id
-
-
-def _start_bar(model: Mapping[str, object]) -> float | None:
-    bar = model.get("start_logit")
-    return float(bar) if isinstance(bar, int | float) else None
 
 
 def _involved(decision: MergeDecision) -> list[EntityId]:

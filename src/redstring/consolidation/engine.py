@@ -396,7 +396,8 @@ def _plan(
         can_start = None
         if isinstance(group.scorer, RecordEvidence):
             # An adjudicator's "same" may start a join whatever the bar.
-            can_start = group.scorer.can_start | (probabilities >= 1.0)
+            can_start = group.scorer.can_start.copy()
+            can_start[[row for row, same in decided.items() if same]] = True
             # Sparse pairs do not veto (`RecordEvidence.veto_view`); bands and grey
             # pairs keep the scores as they are.
             veto_probabilities = group.scorer.veto_view(

@@ -88,7 +88,9 @@ class FieldSpec:
 
     name: str
     kind: FieldKind
-    #: Properties read: one, or (day, month, year) for a date split over columns.
+    #: Properties read: one, or (day, month, year) for a date split over columns,
+    #: or a full name and the name parts whose words it compares without
+    #: (`name_remainder`; kind person name).
     sources: tuple[str, ...]
     reason: str
 
