@@ -310,6 +310,39 @@ def test_the_pair_budget_counts_distinct_pairs_not_each_rules_load() -> None:
     assert len(pairs) > 600 * 59 // 2
 
 
+def test_the_budget_probe_refuses_only_rules_whose_new_pairs_overflow() -> None:
+    """Catches a probe that is not a subset of the rule's pairs (a thinned oversized
+    block paired all-to-all, or sorted neighbours that were not neighbours): it
+    would refuse rules that fit, and the chosen rules would change."""
+    from redstring.consolidation.record_model import _block_pairs, _missing_from, _over_budget
+
+    rng = np.random.default_rng(5)
+    refused = 0
+    for trial in range(200):
+        n = int(rng.integers(20, 400))
+        listed = trial % 2 == 1
+        rows = np.sort(rng.integers(0, n, size=2 * n)) if listed else None
+        length = n if rows is None else len(rows)
+        keys = rng.integers(-1, int(rng.integers(2, 40)), size=length)
+        rank = rng.permutation(n).astype(np.int64)
+        limit = int(rng.integers(4, 60))
+        old = rng.integers(0, n, size=(int(rng.integers(0, 3 * n)), 2))
+        union = np.unique(np.sort(old, axis=1) @ np.array([n, 1]))
+        pairs, _ = _block_pairs(keys, rank, limit, rows)
+        fresh = len(_missing_from(union, pairs[:, 0] * n + pairs[:, 1]))
+        room = int(rng.integers(0, fresh // 3 + 2))
+        if _over_budget(keys, rank, limit, rows, union, n, room):
+            refused += 1
+            assert fresh > room
+    assert refused > 20
+    # One block of 300 over a limit of 200 is linked by sorted neighbourhood (~900
+    # pairs); thinned to 100 it would fit the limit and pair all-to-all (4,950).
+    keys = np.zeros(300, dtype=np.int64)
+    pairs, _ = _block_pairs(keys, np.arange(300, dtype=np.int64), 200)
+    empty = np.zeros(0, dtype=np.int64)
+    assert not _over_budget(keys, np.arange(300, dtype=np.int64), 200, None, empty, 300, len(pairs))
+
+
 @pytest.mark.parametrize(
     ("values", "separator"),
     [
