@@ -33,12 +33,15 @@ if TYPE_CHECKING:
 
     from pydantic import JsonValue
 
+    from redstring.composition.build_graph import VectorCache
     from redstring.composition.workspace import Workspace
     from redstring.domain.ids import TenantId
     from redstring.ports.embedding import EmbeddingProvider
 
 #: Records per `RecordsImported` event: bounds one event's size in the log.
 BATCH = 1000
+#: Batches committed together when no model is called in between.
+BATCHES_PER_COMMIT = 10
 
 
 def read_text_file(path: Path) -> str:
@@ -254,54 +257,91 @@ async def import_records(
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
     """Append `RecordsImported` events for `records` in batches, project, and embed."""
-    from redstring.composition.build_graph import VectorCache, append_vectors, vectors_event
+    from redstring.composition.build_graph import VectorCache
 
     mapping = mapping.for_columns(columns_of(records)) if records else mapping
     report = ImportReport(
         source_id=source_id, records=len(records), name_source=mapping.name_source
     )
-    stream = records_stream(tenant_id, source_id)
     # Records repeat names (duplicates are why they are consolidated): embed each once.
     known = VectorCache()
-    for start in range(0, len(records), BATCH):
-        batch = []
-        for row, record in enumerate(records[start : start + BATCH], start=start + 1):
-            entity = record_to_entity(
-                record,
-                row,
-                mapping=mapping,
-                tenant_id=tenant_id,
-                source_id=source_id,
-                observed_at=observed_at,
-            )
-            if entity is None:
-                report.skipped += 1
-            else:
-                batch.append(entity)
-        named = len(batch)
-        batch = await _unseen(workspace, tenant_id, batch)
-        report.unchanged += named - len(batch)
-        if batch:
-            # The vectors are computed first and committed with the records in one
-            # transaction: a crash between the two appends would leave records that a
-            # rerun finds unchanged and so never embeds.
-            vectors = (
-                None
-                if embeddings is None
-                else await vectors_event(workspace, tenant_id, batch, embeddings, known)
-            )
-            with workspace.atomic():
-                version = await workspace.log.stream_version(stream, tenant_id)
-                event = RecordsImported(tenant_id=tenant_id, source_id=source_id, entities=batch)
-                await workspace.append(stream, [event], expected_version=version)
-                if vectors is not None:
-                    await append_vectors(workspace, vectors)
-                await workspace.catch_up()
-            report.entities += len(batch)
-            report.embedded += 0 if vectors is None else len(vectors.vectors)
-        if progress is not None:
-            progress(min(start + BATCH, len(records)), len(records))
+    # Without model calls inside, several batches commit together: each commit is a
+    # sync to disk (people-export-10k: 1.44 s with one per batch, 1.22 s with one).
+    per_commit = BATCH * (BATCHES_PER_COMMIT if embeddings is None else 1)
+    for first in range(0, len(records), per_commit):
+        with workspace.atomic():
+            for start in range(first, min(len(records), first + per_commit), BATCH):
+                await _import_batch(
+                    records[start : start + BATCH],
+                    start,
+                    workspace=workspace,
+                    tenant_id=tenant_id,
+                    source_id=source_id,
+                    mapping=mapping,
+                    observed_at=observed_at,
+                    embeddings=embeddings,
+                    known=known,
+                    report=report,
+                )
+                if progress is not None:
+                    progress(min(start + BATCH, len(records)), len(records))
     return report
+
+
+async def _import_batch(
+    records: Sequence[Mapping[str, JsonValue]],
+    start: int,
+    *,
+    workspace: Workspace,
+    tenant_id: TenantId,
+    source_id: str,
+    mapping: RecordMapping,
+    observed_at: datetime,
+    embeddings: EmbeddingProvider | None,
+    known: VectorCache,
+    report: ImportReport,
+) -> None:
+    """One `RecordsImported` event for the records of `records` the graph does not
+    already hold as they are, with their vectors, folded into the stores."""
+    from redstring.composition.build_graph import append_vectors, vectors_event
+
+    batch = []
+    for row, record in enumerate(records, start=start + 1):
+        entity = record_to_entity(
+            record,
+            row,
+            mapping=mapping,
+            tenant_id=tenant_id,
+            source_id=source_id,
+            observed_at=observed_at,
+        )
+        if entity is None:
+            report.skipped += 1
+        else:
+            batch.append(entity)
+    named = len(batch)
+    batch = await _unseen(workspace, tenant_id, batch)
+    report.unchanged += named - len(batch)
+    if not batch:
+        return
+    # The vectors are computed first and committed with the records in one
+    # transaction: a crash between the two appends would leave records that a
+    # rerun finds unchanged and so never embeds.
+    vectors = (
+        None
+        if embeddings is None
+        else await vectors_event(workspace, tenant_id, batch, embeddings, known)
+    )
+    stream = records_stream(tenant_id, source_id)
+    with workspace.atomic():
+        version = await workspace.log.stream_version(stream, tenant_id)
+        event = RecordsImported(tenant_id=tenant_id, source_id=source_id, entities=batch)
+        await workspace.append(stream, [event], expected_version=version)
+        if vectors is not None:
+            await append_vectors(workspace, vectors)
+        await workspace.catch_up()
+    report.entities += len(batch)
+    report.embedded += 0 if vectors is None else len(vectors.vectors)
 
 
 async def _unseen(workspace: Workspace, tenant_id: TenantId, batch: list[Entity]) -> list[Entity]:

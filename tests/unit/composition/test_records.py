@@ -17,6 +17,7 @@ from redstring.embeddings.fake import FakeEmbeddingProvider
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from pathlib import Path
 
     from pydantic import JsonValue
 
@@ -157,3 +158,46 @@ async def test_a_name_repeated_across_batches_is_embedded_once(
     )
     assert report.embedded == 5
     assert sorted(embedded) == ["Ada", "Bob", "Cy"]
+
+
+async def test_batches_commit_together_and_a_failure_keeps_only_whole_commits(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Catches a commit per batch (a sync to disk each) and a group that keeps part of
+    itself: with 2 records a batch and 2 batches a commit, a failure after the fourth
+    batch keeps the first commit's 4 records (one commit per batch kept 6), and a
+    rerun adds the other 5."""
+    monkeypatch.setattr(records, "BATCH", 2)
+    monkeypatch.setattr(records, "BATCHES_PER_COMMIT", 2)
+    rows: list[dict[str, JsonValue]] = [{"id": str(n), "name": f"Person {n}"} for n in range(9)]
+    mapping = RecordMapping(entity_type="person", id_field="id")
+
+    def fail_after_fourth(done: int, total: int) -> None:
+        if done == 8:
+            raise RuntimeError("killed")
+
+    with Workspace.open(tmp_path / "w.db", create=True) as workspace:
+        tenant = workspace.register_tenant("t")
+        with pytest.raises(RuntimeError):
+            await import_records(
+                rows,
+                workspace=workspace,
+                tenant_id=tenant,
+                source_id="people.csv",
+                mapping=mapping,
+                observed_at=NOW,
+                progress=fail_after_fourth,
+            )
+    with Workspace.open(tmp_path / "w.db") as workspace:
+        tenant = workspace.tenant("t")
+        assert len(await workspace.graph.list_entities(tenant)) == 4
+        again = await import_records(
+            rows,
+            workspace=workspace,
+            tenant_id=tenant,
+            source_id="people.csv",
+            mapping=mapping,
+            observed_at=NOW,
+        )
+        assert (again.entities, again.unchanged) == (5, 4)
+        assert len(await workspace.graph.list_entities(tenant)) == 9
