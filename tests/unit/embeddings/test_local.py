@@ -131,6 +131,18 @@ def test_order_is_input_order_across_length_sorted_batches() -> None:
     assert worst < TOLERANCE, f"a vector landed at the wrong index (difference {worst:.2e})"
 
 
+def test_batches_run_side_by_side_give_each_text_its_own_vector() -> None:
+    """Catches: a worker writing its batch over another's rows, or batches run side by
+    side computing other vectors than one after another."""
+    texts = [REF_TEXTS[i] for i in (19, 0, 8, 15, 5, 12, 17, 3, 11)]
+    alone = LocalEmbeddingProvider(batch_size=2, workers=1).encode(texts)
+    side_by_side = LocalEmbeddingProvider(batch_size=2, workers=3).encode(texts)
+    assert np.array_equal(alone, side_by_side)
+    assert _worst_difference(texts, side_by_side) < TOLERANCE
+    with pytest.raises(InvalidInputError, match="workers"):
+        LocalEmbeddingProvider(workers=0)
+
+
 def test_a_long_text_does_not_pad_a_batch_of_short_ones() -> None:
     """Catches: 31 names padded to a 256-token document's length (attention cost ~ length²)."""
     assert _batches([3, 4, 256, 5, 3], batch_size=32) == [[0, 4, 1, 3], [2]]
