@@ -66,7 +66,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
             )  # fmt: skip
             await use_cases.ingest_records(
                 PEOPLE, workspace, tenant_id, source_id="people.csv",
-                mapping=RecordMapping(type_field="type", id_field="id"), embeddings=embeddings,
+                mapping=RecordMapping(type_field="type", id_field="id"),
             )  # fmt: skip
             report = await use_cases.consolidate(workspace, tenant_id)
             assert report.merge_ids

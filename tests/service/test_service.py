@@ -27,7 +27,7 @@ async def _ingest_people(service: WorkspaceService) -> None:
     async def write(workspace: Workspace) -> None:
         await use_cases.ingest_records(
             PEOPLE, workspace, tenant_id, source_id="people.csv",
-            mapping=RecordMapping(type_field="type", id_field="id"), embeddings=None,
+            mapping=RecordMapping(type_field="type", id_field="id"),
         )  # fmt: skip
 
     await service.write(write)
@@ -102,3 +102,20 @@ async def test_writes_run_one_at_a_time_in_arrival_order(service: WorkspaceServi
 def test_serving_a_missing_workspace_is_refused_at_start(tmp_path: Path) -> None:
     with pytest.raises(NotFoundError, match="redstring init"):
         WorkspaceService(tmp_path / "absent.db")
+
+
+async def test_a_served_file_gets_the_vectors_its_records_lack_before_serving(
+    service: WorkspaceService,
+) -> None:
+    """Catches a service that serves records without vectors (searches only read, so
+    none would ever be embedded) or that embeds them again at every start."""
+    await _ingest_people(service)
+    tenant_id = await service.tenant("acme")
+
+    async def vectors(workspace: Workspace) -> int:
+        return await workspace.vectors.count(tenant_id)
+
+    assert await service.read(vectors) == 0
+    assert await service.fill_vectors() == 3
+    assert await service.read(vectors) == 3
+    assert await service.fill_vectors() == 0

@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from redstring.application import use_cases
 from redstring.application.workspaces import open_workspace, workspace_embedder
 from redstring.domain.exceptions import NotFoundError, RedstringError
 
@@ -136,6 +137,22 @@ class WorkspaceService:
         """Run a use case that writes on the writer thread, after the writes before it."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._writer, self._write_here, use)
+
+    async def fill_vectors(self) -> int:
+        """Embed every tenant's live entities that have no vector yet (records
+        ingested by the CLI are embedded by their first search), before serving:
+        searches run on reader threads and never write."""
+        embeddings = self.embeddings
+        if embeddings is None:
+            return 0
+
+        async def fill(workspace: Workspace) -> int:
+            done = 0
+            for name in workspace.tenant_names():
+                done += await use_cases.fill_vectors(workspace, workspace.tenant(name), embeddings)
+            return done
+
+        return await self.write(fill)
 
     async def tenant(self, name: str) -> TenantId:
         """The id of a registered tenant (`NotFoundError` otherwise)."""

@@ -24,7 +24,12 @@ from redstring.application.workspaces import (
     workspace_embedder_kind,
 )
 from redstring.composition.answer import answer_question
-from redstring.composition.build_graph import DEFAULT_BATCH, build_graphs, extraction_usage
+from redstring.composition.build_graph import (
+    DEFAULT_BATCH,
+    build_graphs,
+    embed_missing,
+    extraction_usage,
+)
 from redstring.composition.consolidation import ConsolidationReport, Consolidator
 from redstring.composition.context import (
     DEFAULT_TOKEN_BUDGET,
@@ -180,7 +185,7 @@ async def ingest_files(
             mapping = RecordMapping(type_field="type")
         rows[str(file)] = await ingest_records(
             records, workspace, tenant_id, source_id=file.name, mapping=mapping,
-            embeddings=embeddings, label=str(file),
+            label=str(file),
         )  # fmt: skip
         done += 1
     for first in range(0, len(texts), DEFAULT_BATCH):
@@ -210,10 +215,11 @@ async def ingest_records(
     *,
     source_id: str,
     mapping: RecordMapping,
-    embeddings: EmbeddingProvider | None,
     label: str | None = None,
 ) -> IngestRow:
-    """Structured records become entities directly (no extraction)."""
+    """Structured records become entities directly (no extraction). They are not
+    embedded here: the first search that needs their vectors embeds the ones still
+    live then (`embed_missing`)."""
     report = await import_records(
         [dict(record) for record in records],
         workspace=workspace,
@@ -221,7 +227,6 @@ async def ingest_records(
         source_id=source_id,
         mapping=mapping,
         observed_at=datetime.now(UTC),
-        embeddings=embeddings,
     )
     status = "ok" if report.entities else "unchanged" if report.unchanged else "empty"
     if report.name_source not in ("", "name"):
@@ -333,6 +338,17 @@ async def undo_merge(workspace: Workspace, tenant_id: TenantId, merge_id: str) -
 def _needs_model(embeddings: EmbeddingProvider | None, mode: RetrievalMode) -> None:
     if embeddings is None and mode is not RetrievalMode.LEXICAL:
         raise InvalidInputError("this workspace has no embedding model; use --mode lexical")
+
+
+async def fill_vectors(
+    workspace: Workspace, tenant_id: TenantId, embeddings: EmbeddingProvider | None
+) -> int:
+    """Embed the tenant's live entities that have no vector yet (records are not
+    embedded at ingest: `build_graph.embed_missing`); how many were. A writer calls
+    it before searching; searches themselves only read."""
+    if embeddings is None:
+        return 0
+    return await embed_missing(workspace, tenant_id, embeddings)
 
 
 async def search(

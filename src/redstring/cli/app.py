@@ -365,6 +365,8 @@ def search(
     with open_workspace(db) as workspace:
         tenant_id = workspace.tenant(tenant)
         embeddings = workspace_embedder(workspace)
+        if mode is not RetrievalMode.LEXICAL:
+            _fill_vectors(workspace, tenant_id, embeddings)
         if context:
             answer = run(
                 use_cases.context(
@@ -413,11 +415,13 @@ def ask(
     """
     llm = make_llm()
     with open_workspace(db) as workspace:
+        embeddings = workspace_embedder(workspace)
+        if mode is not RetrievalMode.LEXICAL:
+            _fill_vectors(workspace, workspace.tenant(tenant), embeddings)
         answer = run(
             use_cases.ask(
                 workspace, workspace.tenant(tenant), question, llm=llm,
-                embeddings=workspace_embedder(workspace), mode=mode, k=k, hops=hops,
-                budget=budget,
+                embeddings=embeddings, mode=mode, k=k, hops=hops, budget=budget,
             )
         )  # fmt: skip
     if as_json:
@@ -688,12 +692,25 @@ def demo(
             console.rule("2. consolidate: merge duplicates (reversible events)")
             _print_consolidation(run(use_cases.consolidate(workspace, tenant_id)))
             console.rule("3. search: per-channel scores")
+            _fill_vectors(workspace, tenant_id, provider)
             for query in ("ada lovelace", "IBM Corp", "Babage", "Hollerith tabulating company"):
                 result = run(
                     use_cases.search(workspace, tenant_id, query, embeddings=provider, k=5)
                 )
                 _print_matches(query, result.matches)
         console.print(f"workspace: {path if db else 'temporary (pass --db to keep it)'}")
+
+
+def _fill_vectors(
+    workspace: Workspace, tenant_id: TenantId, embeddings: EmbeddingProvider | None
+) -> None:
+    """Before a search that reads vectors: embed the live entities that have none
+    (records are embedded by the first search that needs them), saying so on stderr."""
+    if embeddings is None:
+        return
+    done = run(use_cases.fill_vectors(workspace, tenant_id, embeddings))
+    if done:
+        errors.print(f"embedded {done} entities for the semantic channel (once)")
 
 
 def main() -> None:

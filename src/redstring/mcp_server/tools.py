@@ -10,6 +10,7 @@ ingest does not stall the protocol loop answering searches.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
@@ -134,6 +135,7 @@ def serve_stdio(db: Path, tenant: str) -> None:
     """Serve the tools over stdin/stdout until the client closes them."""
     service = WorkspaceService(db, readers=2)
     try:
+        asyncio.run(service.fill_vectors())
         build_server(service, tenant).run("stdio")
     finally:
         service.close()

@@ -49,6 +49,11 @@ class VectorStore(Protocol):
 
     async def count(self, tenant_id: TenantId) -> int: ...
 
+    async def missing(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> list[EntityId]:
+        """Those of `entity_ids` the tenant holds no vector for, in the given order
+        (each once): what a search still has to embed."""
+        ...
+
     async def delete_by_tenant(self, tenant_id: TenantId) -> None: ...
 
     async def prepare(self, tenant_id: TenantId) -> None:

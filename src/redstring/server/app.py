@@ -220,6 +220,7 @@ def create_app(service: WorkspaceService, *, max_body_bytes: int = MAX_BODY_BYTE
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await service.fill_vectors()
         yield
         await service.drain()
         service.close()
@@ -369,7 +370,7 @@ def create_app(service: WorkspaceService, *, max_body_bytes: int = MAX_BODY_BYTE
                 rows.append(
                     await use_cases.ingest_records(
                         records.rows, workspace, tenant_id, source_id=records.source_id,
-                        mapping=mapping, embeddings=service.embeddings,
+                        mapping=mapping,
                     )
                 )  # fmt: skip
             offset = len(rows)
@@ -382,6 +383,10 @@ def create_app(service: WorkspaceService, *, max_body_bytes: int = MAX_BODY_BYTE
                 provider=provider, domain=body.domain, embeddings=service.embeddings,
                 progress=progress,
             )  # fmt: skip
+            # A served workspace is searched next: its records get their vectors in
+            # this write, so searches stay reads.
+            job.progress(total, total, "embedding records")
+            await use_cases.fill_vectors(workspace, tenant_id, service.embeddings)
             job.progress(total, total, "done")
             return use_cases.row_dicts(rows)
 

@@ -185,6 +185,21 @@ class VectorStoreCompliance(TwoTenants):
         await store.delete([gone.entity_id], tenant)
         assert [m.entity_id for m in await store.search(unit(0), tenant)] == [kept.entity_id]
 
+    async def test_missing_names_the_ids_without_a_vector_in_this_tenant_only(
+        self, store: VectorStore, tenant: TenantId, other: TenantId
+    ) -> None:
+        held, gone, never, elsewhere = (record(unit(i)) for i in range(4))
+        await store.upsert([held, gone], tenant)
+        await store.upsert([elsewhere], other)
+        await store.delete([gone.entity_id], tenant)
+        asked = [never.entity_id, held.entity_id, gone.entity_id, elsewhere.entity_id]
+        assert await store.missing([*asked, never.entity_id], tenant) == [
+            never.entity_id,
+            gone.entity_id,
+            elsewhere.entity_id,
+        ]
+        assert await store.missing([], tenant) == []
+
     async def test_mutating_the_input_after_upsert_changes_nothing_stored(
         self, store: VectorStore, tenant: TenantId
     ) -> None:

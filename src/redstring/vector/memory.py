@@ -71,6 +71,9 @@ class InMemoryVectorStore:
     async def count(self, tenant_id: TenantId) -> int:
         return sum(1 for owner, _ in self._records if owner == tenant_id)
 
+    async def missing(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> list[EntityId]:
+        return [e for e in dict.fromkeys(entity_ids) if (tenant_id, e) not in self._records]
+
     async def prepare(self, tenant_id: TenantId) -> None:
         """Nothing to prepare: every search scans."""
 

@@ -264,6 +264,21 @@ class PostgresVectorStore:
             ).fetchone()
         return 0 if row is None else int(row[0])
 
+    async def missing(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> list[EntityId]:
+        wanted = list(dict.fromkeys(entity_ids))
+        if not wanted:
+            return []
+        async with self._db.read(tenant_id) as conn:
+            rows = await (
+                await conn.execute(
+                    "SELECT entity_id FROM vec_entities WHERE tenant_id = %s"
+                    " AND entity_id = ANY(%s)",
+                    (tenant_id, wanted),
+                )
+            ).fetchall()
+        held = {EntityId(UUID(str(row[0]))) for row in rows}
+        return [e for e in wanted if e not in held]
+
     async def prepare(self, tenant_id: TenantId) -> None:
         """Nothing to prepare: PostgreSQL keeps the HNSW index current on every write."""
 

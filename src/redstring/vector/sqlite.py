@@ -653,6 +653,11 @@ class SqliteVectorStore:
         ).fetchone()
         return int(row[0])
 
+    async def missing(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> list[EntityId]:
+        wanted = list(dict.fromkeys(entity_ids))
+        held = self._rowids([str(e) for e in wanted], str(tenant_id))
+        return [e for e in wanted if str(e) not in held]
+
     async def prepare(self, tenant_id: TenantId) -> None:
         """Build, open or catch up the tenant's HNSW index now (when the tenant is at
         least `ann_min_rows`), rather than in its first search: 36-94 s at 100k."""
