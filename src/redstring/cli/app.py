@@ -320,8 +320,9 @@ def _print_consolidation(report: ConsolidationReport) -> None:
     console.print(f"merged {report.merged_entities} entities in {report.merges} merges; {grey}")
     if report.merge_ids:
         console.print("merge ids (reverse one with `redstring undo-merge ID`):")
-        for merge_id in report.merge_ids:
-            console.print(f"  {merge_id}")
+        # One plain write, not a rich print per id: 1,033 prints took 0.26 s of a
+        # 4.5 s consolidation (people-export-10k), 5,286 over a second.
+        console.out("\n".join(f"  {merge_id}" for merge_id in report.merge_ids), highlight=False)
 
 
 @app.command("undo-merge")
