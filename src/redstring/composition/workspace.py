@@ -16,37 +16,27 @@ same ports on PostgreSQL + pgvector (`_open_postgres`, docs/adr/0017). Its
 
 from __future__ import annotations
 
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
-from redstring.chunks import postgres as chunks_pg
 from redstring.chunks.memory import InMemoryChunkStore
 from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.domain.exceptions import InvalidInputError, NotFoundError, WorkspaceError
 from redstring.domain.ids import tenant_id_for
-from redstring.eventlog import postgres as eventlog_pg
 from redstring.eventlog.memory import InMemoryEventLog
 from redstring.eventlog.sqlite import SqliteEventLog
-from redstring.graph import postgres as graph_pg
 from redstring.graph.memory import InMemoryGraphStore
 from redstring.graph.sqlite import SqliteGraphStore
-from redstring.projections import postgres as checkpoints_pg
 from redstring.projections.base import FreshEvents
 from redstring.projections.checkpoints import InMemoryCheckpointStore, SqliteCheckpointStore
 from redstring.projections.chunks import ChunkProjection
 from redstring.projections.graph import GraphProjection
 from redstring.projections.replay import replay
 from redstring.projections.vector import VectorProjection
-from redstring.storage.postgres import (
-    SCHEMA_LOCK,
-    PgDatabase,
-    close_pools,
-    create_tables_sync,
-    is_postgres_url,
-)
 from redstring.storage.sqlite import (
     DatabaseError,
     OperationalError,
@@ -54,8 +44,8 @@ from redstring.storage.sqlite import (
     read_transaction,
     transaction,
 )
+from redstring.storage.urls import is_postgres_url
 from redstring.vector.memory import InMemoryVectorStore
-from redstring.vector.postgres import PostgresVectorStore
 from redstring.vector.sqlite import SqliteVectorStore
 
 if TYPE_CHECKING:
@@ -252,7 +242,16 @@ class Workspace:
         cls, url: str, *, create: bool, dimension: int | None, embedding_model: str | None
     ) -> Workspace:
         """The scale-out workspace: every store on the database at `url` (its schema
-        made here, blocking, under the DDL lock), the stores' own calls async."""
+        made here, blocking, under the DDL lock), the stores' own calls async. The
+        PostgreSQL adapters are imported here: a SQLite workspace's commands do not
+        pay for psycopg (~70 ms of every CLI call)."""
+        from redstring.chunks import postgres as chunks_pg
+        from redstring.eventlog import postgres as eventlog_pg
+        from redstring.graph import postgres as graph_pg
+        from redstring.projections import postgres as checkpoints_pg
+        from redstring.storage.postgres import PgDatabase, create_tables_sync
+        from redstring.vector.postgres import PostgresVectorStore
+
         db = PgDatabase(url)
         conn = db.connect_sync()
         try:
@@ -434,7 +433,9 @@ def _prepare(conn: Connection, file: Path, *, create: bool, dimension: int | Non
 async def release_connections() -> None:
     """Close the database connections the running event loop opened (PostgreSQL
     workspaces' pools; a SQLite workspace holds none), before that loop ends."""
-    await close_pools()
+    postgres = sys.modules.get("redstring.storage.postgres")
+    if postgres is not None:  # no PostgreSQL workspace was opened otherwise
+        await postgres.close_pools()
 
 
 def location(db: str | Path) -> str | Path:
@@ -456,6 +457,8 @@ def _prepare_postgres(
     """`_prepare` for a PostgreSQL database: make or check `redstring_meta`; return the
     vector dimension. One transaction under the DDL lock, so two processes opening a
     new database cannot both initialize it."""
+    from redstring.storage.postgres import SCHEMA_LOCK
+
     where = url.split("@")[-1]
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))

@@ -89,11 +89,6 @@ _bound: ContextVar[tuple[PgDatabase, Connection, list[str]] | None] = ContextVar
 )
 
 
-def is_postgres_url(text: str) -> bool:
-    """True when `text` names a PostgreSQL server rather than a SQLite file."""
-    return text.startswith(("postgresql://", "postgres://"))
-
-
 class PgDatabase:
     """A pool of connections to one database (and one schema in it) plus the transaction rule.
 
