@@ -416,12 +416,13 @@ def ask(
     """
     llm = make_llm()
     with open_workspace(db) as workspace:
+        tenant_id = workspace.tenant(tenant)
         embeddings = workspace_embedder(workspace)
         if mode is not RetrievalMode.LEXICAL:
-            _fill_vectors(workspace, workspace.tenant(tenant), embeddings)
+            _fill_vectors(workspace, tenant_id, embeddings)
         answer = run(
             use_cases.ask(
-                workspace, workspace.tenant(tenant), question, llm=llm,
+                workspace, tenant_id, question, llm=llm,
                 embeddings=embeddings, mode=mode, k=k, hops=hops, budget=budget,
             )
         )  # fmt: skip
@@ -707,8 +708,6 @@ def _fill_vectors(
 ) -> None:
     """Before a search that reads vectors: embed the live entities that have none
     (records are embedded by the first search that needs them), saying so on stderr."""
-    if embeddings is None:
-        return
     done = run(use_cases.fill_vectors(workspace, tenant_id, embeddings))
     if done:
         errors.print(f"embedded {done} entities for the semantic channel (once)")
