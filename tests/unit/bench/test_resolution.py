@@ -365,3 +365,12 @@ async def test_a_second_consolidate_of_households_merges_nothing_more() -> None:
     assert first.merges > 0
     again = await Consolidator(workspace).consolidate(tenant)
     assert again.merges == 0
+
+
+def test_peak_memory_counts_what_the_step_held_and_not_what_was_held_before() -> None:
+    before = np.ones(40 * 2**20 // 8)  # held before the step: not its growth
+    with bench.PeakMemory() as memory:
+        held = np.ones(60 * 2**20 // 8)
+        del held
+    assert 50 < memory.peak_mb < 120
+    del before
