@@ -24,6 +24,7 @@ comes from the data.
 from __future__ import annotations
 
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
@@ -833,19 +834,26 @@ def train(
     if n < 2 or not report.used:
         return empty
     columns = build_columns(entities, report.used)
-    rules, pairs = _choose_rules(columns, n)
-    if not len(pairs):
+    reused = model is not None and _fits(model, columns)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # u and m come from random pairs and EM, not from the blocking: estimated on
+        # a second core while the rules are chosen (numpy and rapidfuzz let go of
+        # the GIL), the same figures either way.
+        estimating = None if reused else pool.submit(_estimate, columns, n, seed)
+        rules, pairs = _choose_rules(columns, n)
+        levels = _levels(columns, pairs[:, 0], pairs[:, 1]) if len(pairs) else None
+        estimate = estimating.result() if estimating is not None else None
+    if levels is None:
         empty.columns = columns
         return empty
-    levels = _levels(columns, pairs[:, 0], pairs[:, 1])
 
-    reused = model is not None and _fits(model, columns)
     if model is not None and reused:
         m_tables = [np.asarray(t, dtype=np.float64) for t in model.m]
         u_tables = [np.asarray(t, dtype=np.float64) for t in model.u]
         prior, rounds = model.prior, model.rounds
     else:
-        m_tables, u_tables, rounds = _estimate(columns, n, seed)
+        assert estimate is not None
+        m_tables, u_tables, rounds = estimate
         prior = _fit_prior(levels, m_tables, u_tables)
 
     log_u: list[npt.NDArray[np.float64]] = []
