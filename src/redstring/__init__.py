@@ -13,126 +13,257 @@ What the library offers:
   chunk channel (BM25 over the documents' chunks, `ChunkStore`);
 - a context answer (`ContextBuilder`): entities, the relationships among them and
   the supporting chunks within a token budget, and `answer_question` on top of it.
+
+Each name is imported on first use (`redstring.Entity` loads the entity module
+only), so a command that opens a workspace and resolves does not pay at start-up
+for extraction, retrieval and answering.
 """
 
-from redstring.chunks.memory import InMemoryChunkStore
-from redstring.composition import (
-    AUTO,
-    AnswerDraft,
-    BuildProgress,
-    ConsolidationReport,
-    Consolidator,
-    ContextBuilder,
-    GraphBuildReport,
-    GroundedAnswer,
-    ImportReport,
-    RecordMapping,
-    Retriever,
-    Workspace,
-    answer_question,
-    build_graph,
-    embed_entities,
-    import_records,
-)
-from redstring.consolidation import Adjudicator, GreyPair, LlmAdjudicator, TrainedModel
-from redstring.domain.blocking import (
-    PREFIX_LENGTH,
-    blocking_keys,
-    prefix_key_for_name,
-    query_blocking_keys,
-    soundex_key_for_name,
-)
-from redstring.domain.chunk import ChunkMatch, ChunkRecord
-from redstring.domain.context import ContextAnswer, ContextChunk, ContextEntity, MentionSpan
-from redstring.domain.entity import Entity
-from redstring.domain.exceptions import (
-    ConcurrencyError,
-    DimensionMismatchError,
-    EmptyOutputError,
-    InvalidInputError,
-    LlmError,
-    MalformedOutputError,
-    NotFoundError,
-    ProviderUnavailableError,
-    RedstringError,
-    RefusalError,
-    TenantMismatchError,
-    WorkspaceError,
-)
-from redstring.domain.fusion import RRF_K, reciprocal_rank_fusion
-from redstring.domain.ids import (
-    EntityId,
-    RelationshipId,
-    TenantId,
-    derived_entity_id,
-    document_entity_id,
-    new_entity_id,
-    new_tenant_id,
-    tenant_id_for,
-)
-from redstring.domain.lexical import PROPERTY_WEIGHT, LexicalCandidate, lexical_score
-from redstring.domain.log import EventHeader, NewEvent, RecordedEvent
-from redstring.domain.normalization import normalize_name
-from redstring.domain.provenance import Provenance
-from redstring.domain.relationship import Relationship
-from redstring.domain.retrieval import RetrievalMode, RetrievalResult, ScoredEntity
-from redstring.domain.similarity import string_similarity
-from redstring.domain.usage import TokenUsage
-from redstring.domain.vector import VectorMatch, VectorRecord
-from redstring.embeddings.fake import FakeEmbeddingProvider
-from redstring.events import (
-    ChunkExtracted,
-    ChunksStored,
-    ChunkStats,
-    DocumentExtracted,
-    DocumentRetracted,
-    DomainEvent,
-    EmbeddedEntity,
-    EntitiesEmbedded,
-    EntitiesMerged,
-    ExtractionFailed,
-    MergeUndone,
-    RecordsImported,
-    StoredChunk,
-)
-from redstring.extraction.chunking import Chunk
-from redstring.extraction.extractor import (
-    ChunkAnswer,
-    ChunkExtraction,
-    ChunkFailure,
-    EntityMention,
-    Extractor,
-    LlmExtractor,
-    RelationMention,
-    ResumableExtraction,
-)
-from redstring.extraction.offline import OfflineExtractor
-from redstring.extraction.schemas import (
-    DomainExample,
-    DomainSchema,
-    ExtractedEntity,
-    ExtractedRelationship,
-    ExtractionOutput,
-    TypeSpec,
-)
-from redstring.graph.memory import InMemoryGraphStore
-from redstring.ports import (
-    ChunkStore,
-    EmbeddingProvider,
-    EventLog,
-    GraphStore,
-    LlmProvider,
-    VectorStore,
-)
-from redstring.projections import (
-    CheckpointStore,
-    ChunkProjection,
-    FreshEvents,
-    GraphProjection,
-    Projection,
-    VectorProjection,
-)
-from redstring.vector.memory import InMemoryVectorStore
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from redstring._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from redstring.chunks.memory import InMemoryChunkStore
+    from redstring.composition import (
+        AUTO,
+        AnswerDraft,
+        BuildProgress,
+        ConsolidationReport,
+        Consolidator,
+        ContextBuilder,
+        GraphBuildReport,
+        GroundedAnswer,
+        ImportReport,
+        RecordMapping,
+        Retriever,
+        Workspace,
+        answer_question,
+        build_graph,
+        embed_entities,
+        import_records,
+    )
+    from redstring.consolidation import Adjudicator, GreyPair, LlmAdjudicator, TrainedModel
+    from redstring.domain.blocking import (
+        PREFIX_LENGTH,
+        blocking_keys,
+        prefix_key_for_name,
+        query_blocking_keys,
+        soundex_key_for_name,
+    )
+    from redstring.domain.chunk import ChunkMatch, ChunkRecord
+    from redstring.domain.context import ContextAnswer, ContextChunk, ContextEntity, MentionSpan
+    from redstring.domain.entity import Entity
+    from redstring.domain.exceptions import (
+        ConcurrencyError,
+        DimensionMismatchError,
+        EmptyOutputError,
+        InvalidInputError,
+        LlmError,
+        MalformedOutputError,
+        NotFoundError,
+        ProviderUnavailableError,
+        RedstringError,
+        RefusalError,
+        TenantMismatchError,
+        WorkspaceError,
+    )
+    from redstring.domain.fusion import RRF_K, reciprocal_rank_fusion
+    from redstring.domain.ids import (
+        EntityId,
+        RelationshipId,
+        TenantId,
+        derived_entity_id,
+        document_entity_id,
+        new_entity_id,
+        new_tenant_id,
+        tenant_id_for,
+    )
+    from redstring.domain.lexical import PROPERTY_WEIGHT, LexicalCandidate, lexical_score
+    from redstring.domain.log import EventHeader, NewEvent, RecordedEvent
+    from redstring.domain.normalization import normalize_name
+    from redstring.domain.provenance import Provenance
+    from redstring.domain.relationship import Relationship
+    from redstring.domain.retrieval import RetrievalMode, RetrievalResult, ScoredEntity
+    from redstring.domain.similarity import string_similarity
+    from redstring.domain.usage import TokenUsage
+    from redstring.domain.vector import VectorMatch, VectorRecord
+    from redstring.embeddings.fake import FakeEmbeddingProvider
+    from redstring.events import (
+        ChunkExtracted,
+        ChunksStored,
+        ChunkStats,
+        DocumentExtracted,
+        DocumentRetracted,
+        DomainEvent,
+        EmbeddedEntity,
+        EntitiesEmbedded,
+        EntitiesMerged,
+        ExtractionFailed,
+        MergeUndone,
+        RecordsImported,
+        StoredChunk,
+    )
+    from redstring.extraction.chunking import Chunk
+    from redstring.extraction.extractor import (
+        ChunkAnswer,
+        ChunkExtraction,
+        ChunkFailure,
+        EntityMention,
+        Extractor,
+        LlmExtractor,
+        RelationMention,
+        ResumableExtraction,
+    )
+    from redstring.extraction.offline import OfflineExtractor
+    from redstring.extraction.schemas import (
+        DomainExample,
+        DomainSchema,
+        ExtractedEntity,
+        ExtractedRelationship,
+        ExtractionOutput,
+        TypeSpec,
+    )
+    from redstring.graph.memory import InMemoryGraphStore
+    from redstring.ports import (
+        ChunkStore,
+        EmbeddingProvider,
+        EventLog,
+        GraphStore,
+        LlmProvider,
+        VectorStore,
+    )
+    from redstring.projections import (
+        CheckpointStore,
+        ChunkProjection,
+        FreshEvents,
+        GraphProjection,
+        Projection,
+        VectorProjection,
+    )
+    from redstring.vector.memory import InMemoryVectorStore
+
+_EXPORTS: dict[str, str] = {
+    "InMemoryChunkStore": "redstring.chunks.memory",
+    "AUTO": "redstring.composition",
+    "AnswerDraft": "redstring.composition",
+    "BuildProgress": "redstring.composition",
+    "ConsolidationReport": "redstring.composition",
+    "Consolidator": "redstring.composition",
+    "ContextBuilder": "redstring.composition",
+    "GraphBuildReport": "redstring.composition",
+    "GroundedAnswer": "redstring.composition",
+    "ImportReport": "redstring.composition",
+    "RecordMapping": "redstring.composition",
+    "Retriever": "redstring.composition",
+    "Workspace": "redstring.composition",
+    "answer_question": "redstring.composition",
+    "build_graph": "redstring.composition",
+    "embed_entities": "redstring.composition",
+    "import_records": "redstring.composition",
+    "Adjudicator": "redstring.consolidation",
+    "GreyPair": "redstring.consolidation",
+    "LlmAdjudicator": "redstring.consolidation",
+    "TrainedModel": "redstring.consolidation",
+    "PREFIX_LENGTH": "redstring.domain.blocking",
+    "blocking_keys": "redstring.domain.blocking",
+    "prefix_key_for_name": "redstring.domain.blocking",
+    "query_blocking_keys": "redstring.domain.blocking",
+    "soundex_key_for_name": "redstring.domain.blocking",
+    "ChunkMatch": "redstring.domain.chunk",
+    "ChunkRecord": "redstring.domain.chunk",
+    "ContextAnswer": "redstring.domain.context",
+    "ContextChunk": "redstring.domain.context",
+    "ContextEntity": "redstring.domain.context",
+    "MentionSpan": "redstring.domain.context",
+    "Entity": "redstring.domain.entity",
+    "ConcurrencyError": "redstring.domain.exceptions",
+    "DimensionMismatchError": "redstring.domain.exceptions",
+    "EmptyOutputError": "redstring.domain.exceptions",
+    "InvalidInputError": "redstring.domain.exceptions",
+    "LlmError": "redstring.domain.exceptions",
+    "MalformedOutputError": "redstring.domain.exceptions",
+    "NotFoundError": "redstring.domain.exceptions",
+    "ProviderUnavailableError": "redstring.domain.exceptions",
+    "RedstringError": "redstring.domain.exceptions",
+    "RefusalError": "redstring.domain.exceptions",
+    "TenantMismatchError": "redstring.domain.exceptions",
+    "WorkspaceError": "redstring.domain.exceptions",
+    "RRF_K": "redstring.domain.fusion",
+    "reciprocal_rank_fusion": "redstring.domain.fusion",
+    "EntityId": "redstring.domain.ids",
+    "RelationshipId": "redstring.domain.ids",
+    "TenantId": "redstring.domain.ids",
+    "derived_entity_id": "redstring.domain.ids",
+    "document_entity_id": "redstring.domain.ids",
+    "new_entity_id": "redstring.domain.ids",
+    "new_tenant_id": "redstring.domain.ids",
+    "tenant_id_for": "redstring.domain.ids",
+    "PROPERTY_WEIGHT": "redstring.domain.lexical",
+    "LexicalCandidate": "redstring.domain.lexical",
+    "lexical_score": "redstring.domain.lexical",
+    "EventHeader": "redstring.domain.log",
+    "NewEvent": "redstring.domain.log",
+    "RecordedEvent": "redstring.domain.log",
+    "normalize_name": "redstring.domain.normalization",
+    "Provenance": "redstring.domain.provenance",
+    "Relationship": "redstring.domain.relationship",
+    "RetrievalMode": "redstring.domain.retrieval",
+    "RetrievalResult": "redstring.domain.retrieval",
+    "ScoredEntity": "redstring.domain.retrieval",
+    "string_similarity": "redstring.domain.similarity",
+    "TokenUsage": "redstring.domain.usage",
+    "VectorMatch": "redstring.domain.vector",
+    "VectorRecord": "redstring.domain.vector",
+    "FakeEmbeddingProvider": "redstring.embeddings.fake",
+    "ChunkExtracted": "redstring.events",
+    "ChunksStored": "redstring.events",
+    "ChunkStats": "redstring.events",
+    "DocumentExtracted": "redstring.events",
+    "DocumentRetracted": "redstring.events",
+    "DomainEvent": "redstring.events",
+    "EmbeddedEntity": "redstring.events",
+    "EntitiesEmbedded": "redstring.events",
+    "EntitiesMerged": "redstring.events",
+    "ExtractionFailed": "redstring.events",
+    "MergeUndone": "redstring.events",
+    "RecordsImported": "redstring.events",
+    "StoredChunk": "redstring.events",
+    "Chunk": "redstring.extraction.chunking",
+    "ChunkAnswer": "redstring.extraction.extractor",
+    "ChunkExtraction": "redstring.extraction.extractor",
+    "ChunkFailure": "redstring.extraction.extractor",
+    "EntityMention": "redstring.extraction.extractor",
+    "Extractor": "redstring.extraction.extractor",
+    "LlmExtractor": "redstring.extraction.extractor",
+    "RelationMention": "redstring.extraction.extractor",
+    "ResumableExtraction": "redstring.extraction.extractor",
+    "OfflineExtractor": "redstring.extraction.offline",
+    "DomainExample": "redstring.extraction.schemas",
+    "DomainSchema": "redstring.extraction.schemas",
+    "ExtractedEntity": "redstring.extraction.schemas",
+    "ExtractedRelationship": "redstring.extraction.schemas",
+    "ExtractionOutput": "redstring.extraction.schemas",
+    "TypeSpec": "redstring.extraction.schemas",
+    "InMemoryGraphStore": "redstring.graph.memory",
+    "ChunkStore": "redstring.ports",
+    "EmbeddingProvider": "redstring.ports",
+    "EventLog": "redstring.ports",
+    "GraphStore": "redstring.ports",
+    "LlmProvider": "redstring.ports",
+    "VectorStore": "redstring.ports",
+    "CheckpointStore": "redstring.projections",
+    "ChunkProjection": "redstring.projections",
+    "FreshEvents": "redstring.projections",
+    "GraphProjection": "redstring.projections",
+    "Projection": "redstring.projections",
+    "VectorProjection": "redstring.projections",
+    "InMemoryVectorStore": "redstring.vector.memory",
+}
+
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
 __all__ = [
     "AUTO",

@@ -6,6 +6,10 @@ arguments and print or serialise what they return, so a behaviour fixed here is
 fixed for all three. A use case takes an open `Workspace` and a tenant id; it
 never chooses how the workspace was opened (one connection for the CLI, a writer
 thread and reader threads for a server: `redstring.application.service`).
+
+Extraction (`build_graph`) and the resolver (`consolidation`) are imported by the
+use cases that run them: every command imports this module, and most need neither
+(~0.07 s of a command's start).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 from xml.etree import ElementTree
 
+from redstring._lazy import lazy_exports
 from redstring.application.workspaces import (
     Workspace,
     make_llm,
@@ -24,13 +29,6 @@ from redstring.application.workspaces import (
     workspace_embedder_kind,
 )
 from redstring.composition.answer import answer_question
-from redstring.composition.build_graph import (
-    DEFAULT_BATCH,
-    build_graphs,
-    embed_missing,
-    extraction_usage,
-)
-from redstring.composition.consolidation import ConsolidationReport, Consolidator
 from redstring.composition.context import (
     DEFAULT_TOKEN_BUDGET,
     ContextBuilder,
@@ -42,7 +40,6 @@ from redstring.composition.records import (
     read_records,
     read_text_file,
 )
-from redstring.consolidation.adjudication import LlmAdjudicator
 from redstring.domain.blocking import query_blocking_keys
 from redstring.domain.exceptions import InvalidInputError, NotFoundError, UnreadableFileError
 from redstring.domain.ids import EntityId
@@ -58,6 +55,7 @@ if TYPE_CHECKING:
     from pydantic import JsonValue
 
     from redstring.composition.answer import GroundedAnswer
+    from redstring.composition.consolidation import ConsolidationReport
     from redstring.domain.context import ContextAnswer
     from redstring.domain.entity import Entity
     from redstring.domain.ids import TenantId
@@ -65,6 +63,10 @@ if TYPE_CHECKING:
     from redstring.domain.retrieval import RetrievalResult
     from redstring.ports.embedding import EmbeddingProvider
     from redstring.ports.llm import LlmProvider
+
+__getattr__, __dir__ = lazy_exports(
+    globals(), {"ConsolidationReport": "redstring.composition.consolidation"}
+)
 
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
@@ -174,6 +176,8 @@ async def ingest_files(
     Every records file is read and checked before any is imported: a bad line in the
     last file refuses the call with the store untouched.
     """
+    from redstring.composition.build_graph import DEFAULT_BATCH
+
     record_files = {file: read_records(file) for file in files if is_records_file(file)}
     texts = [file for file in files if not is_records_file(file)]
     rows: dict[str, IngestRow] = {}
@@ -249,6 +253,8 @@ async def ingest_texts(
 ) -> list[IngestRow]:
     """`(source_id, text)` documents through extraction, a batch at a time: one
     projection catch-up and one embedding call per batch, not per document."""
+    from redstring.composition.build_graph import DEFAULT_BATCH, build_graphs
+
     names = list(labels) if labels is not None else [source for source, _ in documents]
     rows: list[IngestRow] = []
     for first in range(0, len(documents), DEFAULT_BATCH):
@@ -303,6 +309,9 @@ async def consolidate(
     overrides: Mapping[str, str] | None = None,
 ) -> ConsolidationReport:
     """Find and merge duplicate entities (grey-band pairs kept apart unless adjudicated)."""
+    from redstring.composition.consolidation import Consolidator
+    from redstring.consolidation.adjudication import LlmAdjudicator
+
     adjudicator = LlmAdjudicator(make_llm()) if adjudicate else None
     consolidator = Consolidator(workspace, adjudicator=adjudicator)
     return await consolidator.consolidate(
@@ -327,6 +336,8 @@ def parse_merge_id(merge_id: str) -> UUID:
 
 async def undo_merge(workspace: Workspace, tenant_id: TenantId, merge_id: str) -> UUID:
     """Reverse one merge exactly (newer merges of the same entities must be undone first)."""
+    from redstring.composition.consolidation import Consolidator
+
     parsed = parse_merge_id(merge_id)
     await Consolidator(workspace).undo(parsed, tenant_id)
     return parsed
@@ -346,6 +357,8 @@ async def fill_vectors(
     """Embed the tenant's live entities that have no vector yet (records are not
     embedded at ingest: `build_graph.embed_missing`); how many were. A writer calls
     it before searching; searches themselves only read."""
+    from redstring.composition.build_graph import embed_missing
+
     if embeddings is None:
         return 0
     return await embed_missing(workspace, tenant_id, embeddings)
@@ -530,6 +543,8 @@ async def stats(
 ) -> dict[str, Any]:
     """Counts for one tenant, the LLM tokens its extraction paid (per document with
     `documents`), and the log's length."""
+    from redstring.composition.build_graph import extraction_usage
+
     usage = await extraction_usage(workspace, tenant_id)
     figures: dict[str, Any] = {
         "tenant": tenant,

@@ -16,23 +16,51 @@ layer may hold together. Each says what it composes:
   other, and none may import `embeddings`.
 - `context` composes a `Retriever` with the graph and chunk stores into a context
   answer; `answer` puts an `LlmProvider` on top of one.
+
+The names below are imported on first use (`redstring._lazy`).
 """
 
 from __future__ import annotations
 
-from redstring.composition.answer import AnswerDraft, GroundedAnswer, answer_question
-from redstring.composition.build_graph import (
-    AUTO,
-    BuildProgress,
-    GraphBuildReport,
-    build_graph,
-    embed_entities,
-)
-from redstring.composition.consolidation import ConsolidationReport, Consolidator
-from redstring.composition.context import ContextBuilder
-from redstring.composition.records import ImportReport, RecordMapping, import_records
-from redstring.composition.retrieval import Retriever
-from redstring.composition.workspace import Workspace
+from typing import TYPE_CHECKING
+
+from redstring._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from redstring.composition.answer import AnswerDraft, GroundedAnswer, answer_question
+    from redstring.composition.build_graph import (
+        AUTO,
+        BuildProgress,
+        GraphBuildReport,
+        build_graph,
+        embed_entities,
+    )
+    from redstring.composition.consolidation import ConsolidationReport, Consolidator
+    from redstring.composition.context import ContextBuilder
+    from redstring.composition.records import ImportReport, RecordMapping, import_records
+    from redstring.composition.retrieval import Retriever
+    from redstring.composition.workspace import Workspace
+
+_EXPORTS: dict[str, str] = {
+    "AnswerDraft": "redstring.composition.answer",
+    "GroundedAnswer": "redstring.composition.answer",
+    "answer_question": "redstring.composition.answer",
+    "AUTO": "redstring.composition.build_graph",
+    "BuildProgress": "redstring.composition.build_graph",
+    "GraphBuildReport": "redstring.composition.build_graph",
+    "build_graph": "redstring.composition.build_graph",
+    "embed_entities": "redstring.composition.build_graph",
+    "ConsolidationReport": "redstring.composition.consolidation",
+    "Consolidator": "redstring.composition.consolidation",
+    "ContextBuilder": "redstring.composition.context",
+    "ImportReport": "redstring.composition.records",
+    "RecordMapping": "redstring.composition.records",
+    "import_records": "redstring.composition.records",
+    "Retriever": "redstring.composition.retrieval",
+    "Workspace": "redstring.composition.workspace",
+}
+
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
 __all__ = [
     "AUTO",
