@@ -175,7 +175,8 @@ def _normalised(entities: Sequence[Entity], spec: FieldSpec) -> list[tuple[str, 
     """`_normalise` of each entity's field. Values repeat (towns, given names, the
     duplicates themselves), so each distinct raw value is normalised once."""
     dated = spec.kind in (FieldKind.DATE, FieldKind.YEAR)
-    sources = spec.sources if dated else spec.sources[:1]
+    joined = dated or spec.kind is FieldKind.ADDRESS
+    sources = spec.sources if joined else spec.sources[:1]
     memo: dict[tuple[str, ...], tuple[str, str]] = {}
     out = []
     remainder = spec.kind is FieldKind.PERSON_NAME and len(spec.sources) > 1
@@ -195,6 +196,12 @@ def _normalise(raws: tuple[str, ...], kind: FieldKind) -> tuple[str, str]:
     if kind in (FieldKind.DATE, FieldKind.YEAR):
         value = _date_value(raws, kind)
         return ("", "") if value is None else (str(value), str(value))
+    if kind is FieldKind.ADDRESS:
+        # (house number, street) when split over two columns: no street, no address.
+        if not raws[-1]:
+            return "", ""
+        text = " ".join(raw_tokens(" ".join(r for r in raws if r)))
+        return text, text
     raw = raws[0]
     if not raw:
         return "", ""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from redstring.consolidation.addresses import names_a_street
 from redstring.consolidation.dates import parse_date
 from redstring.consolidation.names import (
     LEGAL_FORMS,
@@ -44,6 +45,10 @@ MIN_COVERAGE = 0.05
 #: The entity's own name is always compared, however long (a paper's or product's
 #: title).
 TEXT_MAX_WORDS = 40
+#: Share of a column's values naming a street type ("Harbour St", "Rue Cler") for it
+#: to be a street address without house numbers; person names reach a few percent
+#: ("John Lane", "Mary Green").
+STREET_SHARE = 0.5
 
 
 class FieldKind(StrEnum):
@@ -112,6 +117,11 @@ _INTEGER = re.compile(r"^[+-]?\d+$")
 _GIVEN_HINTS = ("first", "given", "forename", "fname", "christian", "vorname", "prenom")
 _FAMILY_HINTS = ("last", "surname", "family", "lname", "nachname", "nom")
 _MIDDLE_HINTS = ("middle", "second_name")
+_POSTCODE_HINTS = ("postcode", "post_code", "postal", "zip", "plz")
+#: Words of a column name that say it holds house numbers ("street_number", "house_no").
+_HOUSE_NUMBER_WORDS = frozenset(
+    {"number", "num", "no", "nr", "nbr", "house", "hausnummer", "numero", "huisnummer"}
+)
 _DAY_HINTS = ("day", "dd")
 _MONTH_HINTS = ("month", "mm", "mon")
 
@@ -236,6 +246,10 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
         if alpha_share < 0.99:
             return FieldKind.DATE, "values parse as dates"
         return FieldKind.DATE, "values parse as written-out dates"
+    postcode_shaped = _share(values, lambda v: _POSTCODE.match(v) is not None) >= SHAPE_SHARE
+    if postcode_shaped and digit_share >= SHAPE_SHARE and _hint(key, _POSTCODE_HINTS):
+        # Digits alone ("2600", "90210") look like a year or any code; the name tells.
+        return FieldKind.POSTCODE, "short codes in a column named for postcodes"
     span = _int_range(values)
     if span is not None and 31 < span[1] <= 2200 and _median_int(values) >= 1000:
         return FieldKind.YEAR, f"integers in {span[0]}..{span[1]}, most of them four-digit"
@@ -245,12 +259,7 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
     )
     if phone_like >= SHAPE_SHARE and _share(values, lambda v: not v.isdigit()) >= 0.5:
         return FieldKind.PHONE, "digits with phone separators, 7 to 15 digits"
-    if (
-        _share(values, lambda v: _POSTCODE.match(v) is not None) >= SHAPE_SHARE
-        and digit_share >= SHAPE_SHARE
-        and alpha_share >= 0.5
-        and ratio < 0.9
-    ):
+    if postcode_shaped and digit_share >= SHAPE_SHARE and alpha_share >= 0.5 and ratio < 0.9:
         return FieldKind.POSTCODE, "short letter-and-digit codes that repeat"
     if (
         _share(values, lambda v: _CODE.match(v) is not None and len(v) >= 4) >= SHAPE_SHARE
@@ -268,6 +277,9 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
         return FieldKind.FREE_TEXT, f"long text ({mean_tokens:.0f} words on average)"
     if digit_share >= 0.5 and mean_tokens >= 2 and alpha_share >= SHAPE_SHARE:
         return FieldKind.ADDRESS, "words with house numbers"
+    streets = _share(values, names_a_street)
+    if key != NAME_FIELD and streets >= STREET_SHARE:
+        return FieldKind.ADDRESS, f"street names ({streets:.0%} name a street type)"
     if key != NAME_FIELD and len(values) >= 50 and (ratio <= 0.05 or distinct <= 12):
         return FieldKind.CATEGORY, f"{distinct} distinct values"
     if alpha_share < SHAPE_SHARE:
@@ -334,6 +346,7 @@ def detect_fields(
         values = _values(head, key) or _values(entities, key)
         kinds[key] = _detect_one(key, values, entity_kind)
     _join_split_dates(entities, kinds, forced, report)
+    _join_house_numbers(entities, kinds, forced, report)
     remainders = _drop_composite_names(head, kinds, forced, report)
     for key in keys:
         if key not in kinds:
@@ -436,6 +449,44 @@ def _parse_overrides(overrides: Mapping[str, str], keys: set[str]) -> dict[str, 
             ) from None
     # A property of another entity type: that type's detection applies it.
     return {k: v for k, v in out.items() if k in keys}
+
+
+def _join_house_numbers(
+    entities: Sequence[Entity],
+    kinds: dict[str, tuple[FieldKind, str]],
+    forced: Mapping[str, FieldKind],
+    report: FieldReport,
+) -> None:
+    """A column of house numbers beside the one street column without them is one
+    address: a number alone says little (every street has a 12), and the street
+    alone misses the number that tells two homes on it apart."""
+    streets = [
+        k
+        for k, (kind, _) in kinds.items()
+        if kind is FieldKind.ADDRESS
+        and k not in forced
+        and _share(_values(entities[:SAMPLE], k), lambda v: any(c.isdigit() for c in v)) < 0.5
+    ]
+    numbers = [
+        k
+        for k, (kind, _) in kinds.items()
+        if kind is FieldKind.IGNORE
+        and k not in forced
+        and _HOUSE_NUMBER_WORDS & set(re.split(r"[^a-z]+", k.lower()))
+        and _share(_values(entities[:SAMPLE], k), lambda v: v[:1].isdigit()) >= SHAPE_SHARE
+    ]
+    if len(streets) != 1 or len(numbers) != 1:
+        return
+    number, street = numbers[0], streets[0]
+    del kinds[number], kinds[street]
+    report.used.append(
+        FieldSpec(
+            name=f"{number}+{street}",
+            kind=FieldKind.ADDRESS,
+            sources=(number, street),
+            reason=f"house numbers in {number}, the street in {street}",
+        )
+    )
 
 
 def _join_split_dates(

@@ -79,6 +79,75 @@ def test_a_date_split_over_three_columns_is_one_date_field() -> None:
     assert "name" in report.left_out  # it only repeats the two name-part columns
 
 
+STREETS = ["harbour", "mill", "oak", "station", "church", "park", "victoria", "george"]
+TYPES = ["street", "st", "road", "rd", "avenue", "lane", "close", "crescent"]
+
+
+def split_addresses(count: int, seed: int = 3) -> list[Entity]:
+    """A street column without house numbers, the number in a column of its own, and
+    four-digit postcodes: how many registers split an address."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(count):
+        props = {
+            "given_name": rng.choice(GIVEN),
+            "surname": rng.choice(FAMILY),
+            "street_number": str(rng.randrange(1, 300)),
+            "address_1": f"{rng.choice(STREETS)} {rng.choice(TYPES)}",
+            "postcode": str(rng.randrange(2000, 2100)),
+            "code": str(rng.randrange(2000, 2100)),
+        }
+        out.append(_entity(f"h{k}", f"{props['given_name']} {props['surname']}", "Person", props))
+    return out
+
+
+def test_a_street_without_numbers_is_an_address_and_takes_its_number_column() -> None:
+    """Catches a street column read as a person's name (every multi-word column of a
+    person was one), and its house numbers left out as "small integers"."""
+    report = detect_fields(split_addresses(200))
+    kinds = {f.name: f for f in report.used}
+    address = kinds["street_number+address_1"]
+    assert address.kind is FieldKind.ADDRESS
+    assert address.sources == ("street_number", "address_1")
+    assert "street_number" not in report.left_out
+
+
+def test_digit_postcodes_are_postcodes_by_their_column_name_only() -> None:
+    """Catches four-digit postcodes compared as identifiers (one typed digit away is
+    still the same code), and any four-digit code taken for a postcode."""
+    kinds = {f.name: f.kind for f in detect_fields(split_addresses(200)).used}
+    assert kinds["postcode"] is FieldKind.POSTCODE
+    assert kinds["code"] is not FieldKind.POSTCODE
+
+
+def test_surnames_that_are_street_types_keep_a_name_column_a_name() -> None:
+    """Catches a street-type word anywhere making a column an address: "Lane", "Hill"
+    and "Green" are surnames too."""
+    rng = random.Random(5)
+    surnames = ["lane", "hill", "green", *FAMILY]
+    entities = [
+        _entity(f"n{k}", "x", "Person", {"spouse": f"{rng.choice(GIVEN)} {rng.choice(surnames)}"})
+        for k in range(200)
+    ]
+    kinds = {f.name: f.kind for f in detect_fields(entities).used}
+    assert kinds["spouse"] is not FieldKind.ADDRESS
+
+
+def test_a_house_number_without_its_street_is_no_address() -> None:
+    """Catches a lone house number ("96") compared with "96 Harbour Street": every
+    street has a 96, and a token-set score would call them the same."""
+    from redstring.consolidation.comparisons import build_columns, compare
+    from redstring.consolidation.kinds import FieldSpec
+
+    rows = [("96", "harbour street"), ("96", ""), ("96", "harbour street")]
+    entities = [
+        _entity(f"a{k}", "x", "Person", {"no": n, "street": s}) for k, (n, s) in enumerate(rows)
+    ]
+    spec = FieldSpec(name="no+street", kind=FieldKind.ADDRESS, sources=("no", "street"), reason="")
+    (column,) = build_columns(entities, [spec])
+    assert compare(column, np.asarray([0, 0]), np.asarray([1, 2])).tolist() == [0, 4]
+
+
 def test_dates_in_common_formats_normalise_alike() -> None:
     """Catches a parser that reads only ISO dates."""
     forms = ["1901-03-04", "04/03/1901", "4 March 1901", "March 4, 1901", "19010304"]
