@@ -63,7 +63,8 @@ def run_cli(records: RecordSet, workdir: Path) -> tuple[dict[str, float], float]
     write_csv(records, workdir / SOURCE)
     env = dict(os.environ, REDSTRING_DB=str(workdir / "w.db"))
     ingest = ["ingest", SOURCE, "--type", records.entity_type, "--id-column", records.id_column]
-    ingest += ["--name-column", records.name_column]
+    if records.name_column is not None:
+        ingest += ["--name-column", records.name_column]
     commands = {
         "init": ["init"],
         "ingest": ingest,

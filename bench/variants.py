@@ -52,6 +52,15 @@ Sets (columns exactly as a user's CSV would hold them):
     surname, transcribed into ``forename``, and 5% only the forename, transcribed into
     ``surname`` (the other cell left empty) -- the lone-name-part error of real exports.
     No id number, no address.
+``people-au`` (same source and identities as ``people-parts``; ``--id-column rec_id``,
+    no ``--name-column`` and no name column at all): an address register laid out as
+    FEBRL lays one out, in lower case: ``rec_id``; ``given_name``; ``surname``;
+    ``street_number`` and ``address_1`` (the house number and the street, split);
+    ``address_2`` (a unit or a building for two identities in five); ``suburb`` (the
+    birth place); ``postcode`` (four digits, one per source postcode); ``state`` (one of
+    eight, per suburb); ``date_of_birth`` as YYYYMMDD; ``soc_sec_id`` (seven digits per
+    identity). Its own corruption: 3% of records swap given name and surname, 5%
+    mistype a postcode digit, 5% leave the state out.
 ``listings`` (from patstat_company_names; ``--type Organization --id-column listing_id``)
     ``listing_id``; ``name`` (the filed name, corrupted as below); ``street``;
     ``city``; ``phone``; ``category`` (from the record's first IPC section).
@@ -87,6 +96,7 @@ from __future__ import annotations
 import calendar
 import csv
 import gzip
+import hashlib
 import json
 import random
 import re
@@ -163,7 +173,8 @@ class RecordSet:
     #: The `--type` a user passes to `ingest`.
     entity_type: str
     id_column: str
-    name_column: str
+    #: The `--name-column`, or None: the name is left for `ingest` to find.
+    name_column: str | None
     rows: list[dict[str, str]]
     gold: list[str]
 
@@ -502,6 +513,55 @@ def people_export(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("people-export", "Person", "Record ID", "Full Name", rows, parts.gold)
 
 
+AU_STATES = ("nsw", "vic", "qld", "wa", "sa", "tas", "act", "nt")
+AU_BUILDINGS = ("unit", "flat", "villa", "kingsford house", "rosedale village", "the manor")
+
+
+def _hashed(text: str, modulo: int) -> int:
+    """A stable number for `text` (not Python's salted hash)."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") % modulo
+
+
+def people_au(source: list[dict[str, str]], seed: int) -> RecordSet:
+    parts = people_parts(source, seed)
+    rows = []
+    for row, identity in zip(parts.rows, parts.gold, strict=True):
+        r = rng(seed, "au", row["rec_id"])
+        line = row["address_line"].lower()
+        number, _, street = line.partition(" ") if line[:1].isdigit() else ("", "", line)
+        pcode = row["pcode"]
+        postcode = f"{2000 + _hashed(pcode, 7000):04d}" if pcode else ""
+        if postcode and r.random() < 0.05:
+            postcode = replace_digit(postcode, r)
+        building = ""
+        b = rng(seed, "building", identity)
+        if b.random() < 0.4 and r.random() >= 0.2:
+            kind = b.choice(AU_BUILDINGS)
+            building = f"{kind} {b.randrange(1, 40)}" if kind in ("unit", "flat", "villa") else kind
+            building = typo(building, r) if r.random() < 0.05 else building
+        suburb = row["town"].lower()
+        given, family = row["given_name"].lower(), row["family_name"].lower()
+        if r.random() < 0.03:
+            given, family = family, given
+        day, month, year = row["birth_day"], row["birth_month"], row["birth_year"]
+        rows.append(
+            {
+                "rec_id": row["rec_id"],
+                "given_name": given,
+                "surname": family,
+                "street_number": number,
+                "address_1": street,
+                "address_2": building,
+                "suburb": suburb,
+                "postcode": postcode,
+                "state": AU_STATES[_hashed(suburb, 8)] if suburb and r.random() >= 0.05 else "",
+                "date_of_birth": f"{year}{int(month):02d}{int(day):02d}" if day else "",
+                "soc_sec_id": code_noise(f"{1000000 + _hashed(identity, 9000000)}", r),
+            }
+        )
+    return RecordSet("people-au", "Person", "rec_id", None, rows, parts.gold)
+
+
 MAIL_PROVIDERS = ("gmx.de", "web.de", "t-online.de", "posteo.de")
 
 
@@ -703,6 +763,7 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
         "people-export",
         "people-eu",
         "people-registry",
+        "people-au",
     }:
         source = read_rows(PEOPLE_FILE, data)
         if name == "people-50k":
@@ -715,6 +776,8 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
             return people_homes(source, seed)
         if name == "people-export":
             return people_export(source, seed)
+        if name == "people-au":
+            return people_au(source, seed)
         return people_parts(source, seed) if name == "people-parts" else people_us(source, seed)
     if name == "articles":
         with gzip.open(data / REDOCRED_FILE, "rt", encoding="utf-8") as handle:
@@ -736,6 +799,7 @@ SETS = (
     "people-export",
     "people-eu",
     "people-registry",
+    "people-au",
     "listings",
     "articles",
 )

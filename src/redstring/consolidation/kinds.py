@@ -122,6 +122,14 @@ _POSTCODE_HINTS = ("postcode", "post_code", "postal", "zip", "plz")
 _HOUSE_NUMBER_WORDS = frozenset(
     {"number", "num", "no", "nr", "nbr", "house", "hausnummer", "numero", "huisnummer"}
 )
+#: Words of a column name that say it holds places or street addresses: a one-word
+#: town ("Norwich") is shaped like a surname, a building ("Rosedale Village") like
+#: a name.
+_PLACE_WORDS = (
+    "city", "town", "suburb", "locality", "village", "place", "parish", "county",
+    "district", "municipality", "ort", "ville", "stadt", "gemeinde", "region",
+)  # fmt: skip
+_ADDRESS_WORDS = ("address", "addr", "street", "strasse", "adresse", "road")
 _DAY_HINTS = ("day", "dd")
 _MONTH_HINTS = ("month", "mm", "mon")
 
@@ -155,6 +163,13 @@ def _share(values: Sequence[str], test: Callable[[str], object]) -> float:
 def _hint(key: str, hints: Sequence[str]) -> bool:
     lowered = key.lower()
     return any(h in lowered for h in hints)
+
+
+def _named(key: str, words: Sequence[str]) -> bool:
+    """Whether a column's name holds one of `words` as a word of its own, or ends in
+    one ("hometown", "BirthPlace"): "ort" must not match "report"."""
+    parts = [p for p in re.split(r"[^a-z]+", key.lower()) if p]
+    return any(p == w or (len(w) >= 4 and p.endswith(w)) for p in parts for w in words)
 
 
 def name_part(column: str) -> str | None:
@@ -290,6 +305,10 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
 def _name_kind(
     key: str, values: Sequence[str], entity_kind: str, mean_tokens: float
 ) -> tuple[FieldKind, str]:
+    if key != NAME_FIELD and _named(key, _ADDRESS_WORDS):
+        return FieldKind.ADDRESS, "words in a column named for addresses"
+    if key != NAME_FIELD and _named(key, _PLACE_WORDS):
+        return FieldKind.LOCALITY, "names in a column named for places"
     single = mean_tokens < 1.6
     if single and (_hint(key, _GIVEN_HINTS) or _hint(key, _MIDDLE_HINTS)):
         return FieldKind.GIVEN_NAME, "one-word names; the column name says given/middle name"
@@ -475,6 +494,12 @@ def _join_house_numbers(
         and _HOUSE_NUMBER_WORDS & set(re.split(r"[^a-z]+", k.lower()))
         and _share(_values(entities[:SAMPLE], k), lambda v: v[:1].isdigit()) >= SHAPE_SHARE
     ]
+    if len(streets) > 1:  # a street and a building ("address_1", "address_2")
+        streets = [
+            k
+            for k in streets
+            if _share(_values(entities[:SAMPLE], k), names_a_street) >= STREET_SHARE
+        ]
     if len(streets) != 1 or len(numbers) != 1:
         return
     number, street = numbers[0], streets[0]

@@ -197,6 +197,35 @@ def test_registry_writes_lone_name_parts_in_the_other_cell_and_compact_dates() -
     assert registry.gold == [r["cluster"] for r in source]
 
 
+def test_au_register_splits_the_address_and_writes_no_name_column() -> None:
+    """Catches a people-au that keeps a name column (ingest must build the name from
+    its parts), an address not split into number and street, or identity facts that
+    differ within an identity."""
+    source = [
+        person(f"A{k}-{c}", f"A{k}", f"Given{k}", f"Family{k}", "1815-12-10")
+        for k in range(100)
+        for c in range(2)
+    ]
+    au = v.people_au(source, seed=5)
+    assert au.name_column is None
+    assert list(au.rows[0]) == [
+        "rec_id", "given_name", "surname", "street_number", "address_1", "address_2",
+        "suburb", "postcode", "state", "date_of_birth", "soc_sec_id",
+    ]  # fmt: skip
+    with_street = [r for r in au.rows if r["address_1"]]
+    assert all(
+        r["street_number"].isdigit() and not r["address_1"][:1].isdigit() for r in with_street
+    )
+    assert {r["date_of_birth"] for r in au.rows} <= {"18151210", ""}
+    swapped = [r for r in au.rows if r["given_name"].startswith("family")]
+    assert 0 < len(swapped) < 20
+    ids: dict[str, set[str]] = {}
+    for row, gold in zip(au.rows, au.gold, strict=True):
+        if row["soc_sec_id"]:
+            ids.setdefault(gold, set()).add(row["soc_sec_id"])
+    assert sum(len(codes) == 1 for codes in ids.values()) > 0.6 * len(ids)
+
+
 def test_listings_derive_category_from_ipc_and_keep_gold_apart() -> None:
     listing = v.listings(PATSTAT_SOURCE, seed=1)
     assert list(listing.rows[0]) == ["listing_id", "name", "street", "city", "phone", "category"]

@@ -133,6 +133,42 @@ def test_surnames_that_are_street_types_keep_a_name_column_a_name() -> None:
     assert kinds["spouse"] is not FieldKind.ADDRESS
 
 
+def test_one_word_towns_are_places_by_their_column_name() -> None:
+    """Catches a one-word town column ("norwich") read as a family name, which then
+    also counted as a third name part. "ort" (German: place) must not match "report"."""
+    rng = random.Random(9)
+    towns = [a + b + end for a in _SYLLABLES[:5] for b in _SYLLABLES[5:9] for end in ("ton", "by")]
+    entities = [
+        _entity(
+            f"t{k}",
+            "x",
+            "Person",
+            {
+                "suburb": rng.choice(towns),
+                "hometown": rng.choice(towns),
+                "report": rng.choice(FAMILY),
+            },
+        )
+        for k in range(200)
+    ]
+    kinds = {f.name: f.kind for f in detect_fields(entities).used}
+    assert kinds["suburb"] is FieldKind.LOCALITY
+    assert kinds["hometown"] is FieldKind.LOCALITY
+    assert kinds["report"] is not FieldKind.LOCALITY
+
+
+def test_the_house_numbers_join_the_street_not_the_building() -> None:
+    """Catches two number-free address columns (a street and a unit or building)
+    leaving the house numbers out, or joining them to the building."""
+    rng = random.Random(4)
+    entities = split_addresses(200)
+    for entity in entities:
+        place = rng.choice(GIVEN) + " " + rng.choice(["house", "village", "manor"])
+        entity.properties["address_2"] = place
+    report = detect_fields(entities)
+    assert {f.name for f in report.used} >= {"street_number+address_1", "address_2"}
+
+
 def test_a_house_number_without_its_street_is_no_address() -> None:
     """Catches a lone house number ("96") compared with "96 Harbour Street": every
     street has a 96, and a token-set score would call them the same."""
