@@ -26,8 +26,10 @@ MONTHS = {
     for name in names
 }  # fmt: skip
 
-_ISO = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T ].*)?$")
-_DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})$")
+#: A time after the date ("1985-03-12T00:00:00", "12/03/1985 14:30"), as databases
+#: and spreadsheets export a date column; the text is lower-cased first.
+_ISO = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[t ].*)?$")
+_DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})(?:[t ]\d{1,2}:\d{2}.*)?$")
 _COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
 _WORDS = re.compile(r"[a-z]+|\d+")
 _MIN_YEAR, _MAX_YEAR = 1000, 2200

@@ -12,6 +12,7 @@ property was left out, so `consolidate` can print it and a user can override it
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -114,9 +115,21 @@ _CODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-/.]*$")
 _POSTCODE = re.compile(r"^[A-Za-z0-9]{2,5}(?:[ \-][A-Za-z0-9]{2,4})?$")
 _INTEGER = re.compile(r"^[+-]?\d+$")
 
-_GIVEN_HINTS = ("first", "given", "forename", "fname", "christian", "vorname", "prenom")
-_FAMILY_HINTS = ("last", "surname", "family", "lname", "nachname", "nom")
-_MIDDLE_HINTS = ("middle", "second_name")
+#: Words of a column name per name part, in English, German, French, Spanish,
+#: Italian, Dutch and Scandinavian headers. The longest hint found wins ("cognome"
+#: is a family name though it ends in "nome"); hints of three letters or fewer
+#: count only as a word of their own ("nom", not inside "nombre").
+_NAME_PART_HINTS = {
+    "middle": ("middle", "second_name", "mi"),
+    "given": (
+        "first", "given", "forename", "fname", "christian", "vorname", "prenom", "nombre",
+        "nome", "voornaam", "fornavn", "fornamn",
+    ),
+    "family": (
+        "last", "surname", "family", "lname", "nachname", "nom", "apellido", "cognome",
+        "achternaam", "efternavn", "efternamn",
+    ),
+}  # fmt: skip
 _POSTCODE_HINTS = ("postcode", "post_code", "postal", "zip", "plz")
 #: Words of a column name that say it holds house numbers ("street_number", "house_no").
 _HOUSE_NUMBER_WORDS = frozenset(
@@ -176,12 +189,29 @@ def name_part(column: str) -> str | None:
     """The part of a name ("given", "middle", "family") a column's name says it holds.
 
     Read by record import to build a name from split columns when a file has no name
-    column: the values alone cannot say which part comes first.
+    column: the values alone cannot say which part comes first. A name that says two
+    parts ("first_and_surname") holds a whole name, none of them.
     """
-    for part, hints in (("middle", _MIDDLE_HINTS), ("given", _GIVEN_HINTS)):
-        if _hint(column, hints):
-            return part
-    return "family" if _hint(column, _FAMILY_HINTS) else None
+    folded = "".join(
+        c for c in unicodedata.normalize("NFKD", column.lower()) if not unicodedata.combining(c)
+    )
+    words = re.split(r"[^a-z]+", folded)
+    found: list[tuple[int, int, str]] = []  # (start, end, part) in `folded`
+    for part, hints in _NAME_PART_HINTS.items():
+        for hint in hints:
+            if len(hint) <= 3:
+                if hint in words:
+                    start = folded.find(hint)
+                    found.append((start, start + len(hint), part))
+            elif (start := folded.find(hint)) >= 0:
+                found.append((start, start + len(hint), part))
+    # A hint inside a longer one is that word's ("nome" in "cognome"), not a part.
+    kept = {
+        part
+        for start, end, part in found
+        if not any(s <= start and end <= e and e - s > end - start for s, e, _ in found)
+    }
+    return kept.pop() if len(kept) == 1 else None  # "first_and_surname": a whole name
 
 
 def _int_range(values: Sequence[str]) -> tuple[int, int] | None:
@@ -310,9 +340,10 @@ def _name_kind(
     if key != NAME_FIELD and _named(key, _PLACE_WORDS):
         return FieldKind.LOCALITY, "names in a column named for places"
     single = mean_tokens < 1.6
-    if single and (_hint(key, _GIVEN_HINTS) or _hint(key, _MIDDLE_HINTS)):
+    part = name_part(key)
+    if single and part in ("given", "middle"):
         return FieldKind.GIVEN_NAME, "one-word names; the column name says given/middle name"
-    if single and _hint(key, _FAMILY_HINTS):
+    if single and part == "family":
         return FieldKind.FAMILY_NAME, "one-word names; the column name says family name"
     legal = _share(values, lambda v: any(t in LEGAL_FORMS for t in raw_tokens(v)))
     if legal >= 0.2 or (entity_kind == "organization" and key == NAME_FIELD):

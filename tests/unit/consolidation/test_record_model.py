@@ -186,10 +186,28 @@ def test_a_house_number_without_its_street_is_no_address() -> None:
 
 def test_dates_in_common_formats_normalise_alike() -> None:
     """Catches a parser that reads only ISO dates."""
-    forms = ["1901-03-04", "04/03/1901", "4 March 1901", "March 4, 1901", "19010304"]
+    forms = [
+        "1901-03-04", "04/03/1901", "4 March 1901", "March 4, 1901", "19010304",
+        "1901-03-04T00:00:00", "1901-03-04 00:00:00", "04/03/1901 14:30",
+    ]  # fmt: skip
     assert {parse_date(f) for f in forms} == {19010304}
     assert parse_date("1901") is None
     assert parse_date("2020-13-01") is None
+
+
+def test_a_column_name_says_its_name_part_in_several_languages() -> None:
+    """Catches "nombre" (Spanish: given name) read as a family name through "nom",
+    "cognome" as a given name through "nome", and a whole name's column taken for one
+    of its parts: ingest builds the name from these parts in the order they say."""
+    from redstring.consolidation.kinds import name_part
+
+    said = {
+        "nombre": "given", "apellido": "family", "Prénom": "given", "nom": "family",
+        "cognome": "family", "nome": "given", "voornaam": "given", "achternaam": "family",
+        "FirstName": "given", "lname": "family", "middle_initial": "middle", "mi": "middle",
+        "first_and_surname": None, "display_name": None, "nominal": None,
+    }  # fmt: skip
+    assert {column: name_part(column) for column in said} == said
 
 
 def test_dates_a_few_years_apart_are_told_from_dates_centuries_apart() -> None:
