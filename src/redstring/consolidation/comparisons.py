@@ -11,6 +11,7 @@ and the top level "exactly equal"; the levels between are ordered by similarity.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +67,8 @@ LEVELS: dict[FieldKind, tuple[str, ...]] = {
     FieldKind.PHONE: ("different", "one edit", "exact"),
     # No string-similarity level: "jsmith1@" and "jsmith2@" are typically two people.
     FieldKind.EMAIL: ("different", "same mailbox name", "exact"),
+    # A site's pages and its home page are one site; two sites are two, however alike.
+    FieldKind.WEBSITE: ("different", "same site", "exact"),
     FieldKind.ADDRESS: ("different", "token set>=0.70", "token set>=0.90", "exact"),
     FieldKind.CATEGORY: ("different", "exact"),
     FieldKind.TEXT: (
@@ -214,6 +217,9 @@ def _normalise(raws: tuple[str, ...], kind: FieldKind) -> tuple[str, str]:
     if kind is FieldKind.EMAIL:
         text = raw.strip().lower()
         return text, text.split("@")[0]
+    if kind is FieldKind.WEBSITE:
+        text = re.sub(r"^[a-z]+://", "", raw.strip().lower()).removeprefix("www.").rstrip("/")
+        return text, text.split("/")[0]
     if kind is FieldKind.POSTCODE:
         text = raw.upper().replace("-", " ")
         compact = text.replace(" ", "")
@@ -507,7 +513,7 @@ def _fill(
     if kind in (FieldKind.IDENTIFIER, FieldKind.PHONE):
         put(_one_edit(lt, rt), 2)
         return
-    if kind is FieldKind.EMAIL:
+    if kind in (FieldKind.EMAIL, FieldKind.WEBSITE):
         put(alt_equal, 2)
         return
     if kind is FieldKind.TEXT:

@@ -50,6 +50,9 @@ TEXT_MAX_WORDS = 40
 #: to be a street address without house numbers; person names reach a few percent
 #: ("John Lane", "Mary Green").
 STREET_SHARE = 0.5
+#: Share of an integer column's values written at its commonest length for it to be
+#: a code; counts spread over lengths (1..5000 is 80% four-digit).
+CODE_WIDTH_SHARE = 0.95
 
 
 class FieldKind(StrEnum):
@@ -63,6 +66,7 @@ class FieldKind(StrEnum):
     POSTCODE = "postcode"
     IDENTIFIER = "identifier"
     EMAIL = "email"
+    WEBSITE = "website"
     PHONE = "phone"
     ADDRESS = "street_address"
     LOCALITY = "locality"
@@ -110,6 +114,13 @@ class FieldReport:
 
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.IGNORECASE)
+#: A web address: a scheme or "www.", or a host ending in a two- or three-letter
+#: domain ("acme.co.uk", "acme.com"; not "j.smith" or "st.john").
+_WEBSITE = re.compile(
+    r"^(?:(?:https?://|www\.)[a-z0-9\-.]+\.[a-z]{2,}|[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)*"
+    r"\.[a-z]{2,3})(?::\d+)?(?:/\S*)?$",
+    re.IGNORECASE,
+)
 _PHONE_CHARS = re.compile(r"^[\d\s+().\-/]+$")
 _CODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-/.]*$")
 _POSTCODE = re.compile(r"^[A-Za-z0-9]{2,5}(?:[ \-][A-Za-z0-9]{2,4})?$")
@@ -286,6 +297,8 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
     alpha_share = _share(values, lambda v: any(c.isalpha() for c in v))
     if _share(values, _EMAIL.match) >= SHAPE_SHARE:
         return FieldKind.EMAIL, "values look like e-mail addresses"
+    if _share(values, _WEBSITE.match) >= SHAPE_SHARE:
+        return FieldKind.WEBSITE, "values look like web addresses"
     # A date holds its year's digits, so a column mostly without digits is no date.
     if digit_share >= SHAPE_SHARE and _share(values, _is_date) >= SHAPE_SHARE:
         if alpha_share < 0.99:
@@ -306,6 +319,14 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
         return FieldKind.PHONE, "digits with phone separators, 7 to 15 digits"
     if postcode_shaped and digit_share >= SHAPE_SHARE and alpha_share >= 0.5 and ratio < 0.9:
         return FieldKind.POSTCODE, "short letter-and-digit codes that repeat"
+    if span is not None and span[1] > 31:
+        # Integers: a code is written at one length ("00412", "62012"), a count or a
+        # house number at any ("7", "212", "1500").
+        widths = Counter(len(v) for v in values)
+        if widths.most_common(1)[0][1] < CODE_WIDTH_SHARE * len(values):
+            return FieldKind.IGNORE, "integers of varying length (counts, house numbers)"
+        if distinct <= 12 or ratio <= 0.05:
+            return FieldKind.CATEGORY, f"{distinct} distinct codes of one length"
     if (
         _share(values, lambda v: _CODE.match(v) is not None and len(v) >= 4) >= SHAPE_SHARE
         and digit_share >= SHAPE_SHARE

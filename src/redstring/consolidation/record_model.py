@@ -460,7 +460,7 @@ def _candidate_rules(columns: Sequence[FieldColumn]) -> list[BlockingRule]:
                 singles.append(((f, "initial"), f"initial({name})"))
         if kind is FieldKind.DATE:
             singles.append(((f, "year"), f"year({name})"))
-        if kind in (FieldKind.POSTCODE, FieldKind.EMAIL):
+        if kind in (FieldKind.POSTCODE, FieldKind.EMAIL, FieldKind.WEBSITE):
             singles.append(((f, "alt"), f"{name}~part"))
     # A category alone (a trade, a sex) never identifies anything: only in pairs.
     rules = [

@@ -169,6 +169,49 @@ def test_the_house_numbers_join_the_street_not_the_building() -> None:
     assert {f.name for f in report.used} >= {"street_number+address_1", "address_2"}
 
 
+def test_websites_counts_and_codes_are_told_apart() -> None:
+    """Catches a website read as an organisation name (".co.uk" holds a legal form),
+    a count of employees compared as an id number, a usernames column taken for web
+    addresses, and a few five-digit trade codes left out as "small integers"."""
+    rng = random.Random(2)
+    entities = [
+        _entity(
+            f"w{k}",
+            "x",
+            "Organization",
+            {
+                "website": rng.choice(["www.{}.com", "https://{}.co.uk/", "{}.de/about"]).format(
+                    rng.choice(FAMILY)
+                ),
+                "employees": str(rng.randrange(1, 5000)),
+                "sic_code": str(rng.choice([62012, 47110, 56101, 68209, 70229, 82990, 96090])),
+                "login": f"{rng.choice(GIVEN)[0]}.{rng.choice(FAMILY)}",
+            },
+        )
+        for k in range(300)
+    ]
+    report = detect_fields(entities)
+    kinds = {f.name: f.kind for f in report.used}
+    assert kinds["website"] is FieldKind.WEBSITE
+    assert kinds["sic_code"] is FieldKind.CATEGORY
+    assert kinds.get("login") is not FieldKind.WEBSITE
+    assert "employees" in report.left_out
+
+
+def test_a_site_and_its_pages_are_one_site() -> None:
+    """Catches "https://www.acme.com/" and "acme.com" compared as different values, or
+    a page of a site as another site."""
+    from redstring.consolidation.comparisons import build_columns, compare
+    from redstring.consolidation.kinds import FieldSpec
+
+    sites = ["https://www.acme.com/", "acme.com", "acme.com/about", "acme.de"]
+    entities = [_entity(f"s{k}", "x", "Organization", {"web": v}) for k, v in enumerate(sites)]
+    spec = FieldSpec(name="web", kind=FieldKind.WEBSITE, sources=("web",), reason="")
+    (column,) = build_columns(entities, [spec])
+    got = compare(column, np.asarray([0, 0, 0]), np.asarray([1, 2, 3])).tolist()
+    assert got == [3, 2, 1]  # exact, same site, different
+
+
 def test_a_house_number_without_its_street_is_no_address() -> None:
     """Catches a lone house number ("96") compared with "96 Harbour Street": every
     street has a 96, and a token-set score would call them the same."""
