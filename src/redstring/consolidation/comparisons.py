@@ -123,6 +123,11 @@ class FieldColumn:
     #: column index.
     reversed: FieldColumn | None = None
     partner: int = -1
+    #: Given and family names: this field's normalised values followed by those of
+    #: the other part's column (`cross_partner`), so a pair can be compared crossed
+    #: (entity `right` as `len(codes) + right`): records with the two parts swapped.
+    crossed: FieldColumn | None = None
+    cross_partner: int = -1
     #: Family names: per code, whether the value is no surname at all
     #: (`names.not_a_surname`); filled on first use.
     no_surname: npt.NDArray[np.bool_] | None = None
@@ -309,6 +314,7 @@ def build_columns(entities: Sequence[Entity], specs: Sequence[FieldSpec]) -> lis
             column.item_rows, column.item_codes = _rare_words(column.text)
         columns.append(column)
     _reverse_lone_name_parts(columns, normalised)
+    _cross_name_parts(columns, normalised)
     return columns
 
 
@@ -354,6 +360,36 @@ def _reverse_lone_name_parts(
             ],
         )
         column.partner = there
+
+
+def _cross_name_parts(
+    columns: Sequence[FieldColumn], normalised: dict[int, list[tuple[str, str]]]
+) -> None:
+    """Give the given- and family-name columns their `crossed` forms.
+
+    Registers swap the two parts now and then ("Mount-Earl, Windham" filed as given
+    name "Mount-Earl"): compared as written, both parts differ and the pair reads as
+    two people. Of the given and family columns, the two sharing the most values
+    (names that are both, or swapped records) are paired; `record_model` reads a pair
+    crossed where both parts differ as written and both agree crossed.
+    """
+    given = [f for f, c in enumerate(columns) if c.spec.kind is FieldKind.GIVEN_NAME]
+    family = [f for f, c in enumerate(columns) if c.spec.kind is FieldKind.FAMILY_NAME]
+    best, chosen = 0, None
+    for g, f in itertools.product(given, family):
+        shared = len(
+            set(columns[g].text[columns[g].codes >= 0].tolist())
+            & set(columns[f].text[columns[f].codes >= 0].tolist())
+        )
+        if shared > best:
+            best, chosen = shared, (g, f)
+    if chosen is None:
+        return
+    for here, there in (chosen, chosen[::-1]):
+        column = columns[here]
+        as_here = [_normalise((text,), column.spec.kind) for text, _ in normalised[there]]
+        column.crossed = _column(column.spec, [*normalised[here], *as_here])
+        column.cross_partner = there
 
 
 def _lone(column: FieldColumn, other: FieldColumn) -> npt.NDArray[np.bool_]:

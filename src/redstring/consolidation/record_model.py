@@ -290,7 +290,40 @@ def _levels(
     for f, column in enumerate(columns):
         if column.reversed is not None:
             _read_reversed(out, f, column, columns[column.partner], left, right)
+    for f, column in enumerate(columns):
+        if column.crossed is not None and column.spec.kind is FieldKind.FAMILY_NAME:
+            _read_crossed(out, f, column, columns[column.cross_partner], left, right)
     return out
+
+
+#: Levels both parts must reach crossed for a pair to be read crossed: Jaro-Winkler
+#: 0.80 or better on each (family names, given names), not a shared initial
+#: (people-au: 0.92 read a third as many swapped records, F1 0.9782 against 0.9791).
+CROSSED_FAMILY_LEVEL, CROSSED_GIVEN_LEVEL = 2, 3
+
+
+def _read_crossed(
+    out: npt.NDArray[np.int8],
+    f: int,
+    family: FieldColumn,
+    given: FieldColumn,
+    left: npt.NDArray[np.int64],
+    right: npt.NDArray[np.int64],
+) -> None:
+    """Levels of the pairs whose given and family names both differ as written and
+    both agree with the other record's other part: one record has them swapped."""
+    assert family.crossed is not None
+    assert given.crossed is not None
+    g = family.cross_partner
+    rows = np.flatnonzero((out[:, f] == 1) & (out[:, g] == 1))
+    if not len(rows):
+        return
+    n = len(family.codes)
+    as_family = compare(family.crossed, left[rows], right[rows] + n)
+    as_given = compare(given.crossed, left[rows], right[rows] + n)
+    crossed = (as_family >= CROSSED_FAMILY_LEVEL) & (as_given >= CROSSED_GIVEN_LEVEL)
+    out[rows[crossed], f] = as_family[crossed]
+    out[rows[crossed], g] = as_given[crossed]
 
 
 def _read_reversed(

@@ -212,6 +212,27 @@ def test_a_site_and_its_pages_are_one_site() -> None:
     assert got == [3, 2, 1]  # exact, same site, different
 
 
+def test_a_record_with_given_and_family_name_swapped_is_read_crossed() -> None:
+    """Catches "Mount-Earl Windham" filed with the parts swapped compared as two
+    different names on both parts, and a crossed reading where only one part agrees."""
+    from redstring.consolidation.comparisons import build_columns
+    from redstring.consolidation.kinds import FieldSpec
+    from redstring.consolidation.record_model import _levels
+
+    rows = [("windham", "mount-earl"), ("mount-earl", "windham"), ("mount-earl", "smith")]
+    entities = [
+        _entity(f"x{k}", f"{g} {f}", "Person", {"given": g, "family": f})
+        for k, (g, f) in enumerate(rows)
+    ]
+    specs = [
+        FieldSpec(name="given", kind=FieldKind.GIVEN_NAME, sources=("given",), reason=""),
+        FieldSpec(name="family", kind=FieldKind.FAMILY_NAME, sources=("family",), reason=""),
+    ]
+    columns = build_columns(entities, specs)
+    levels = _levels(columns, np.asarray([0, 0]), np.asarray([1, 2])).tolist()
+    assert levels == [[6, 4], [1, 1]]  # both exact crossed; as written, both different
+
+
 def test_a_house_number_without_its_street_is_no_address() -> None:
     """Catches a lone house number ("96") compared with "96 Harbour Street": every
     street has a 96, and a token-set score would call them the same."""
