@@ -128,6 +128,9 @@ class FieldColumn:
     #: (entity `right` as `len(codes) + right`): records with the two parts swapped.
     crossed: FieldColumn | None = None
     cross_partner: int = -1
+    #: First letter of each of `crossed`'s values (-1 when missing): two names that
+    #: start differently are not compared crossed.
+    crossed_initials: npt.NDArray[np.int64] | None = None
     #: Family names: per code, whether the value is no surname at all
     #: (`names.not_a_surname`); filled on first use.
     no_surname: npt.NDArray[np.bool_] | None = None
@@ -390,6 +393,9 @@ def _cross_name_parts(
         as_here = [_normalise((text,), column.spec.kind) for text, _ in normalised[there]]
         column.crossed = _column(column.spec, [*normalised[here], *as_here])
         column.cross_partner = there
+        column.crossed_initials = np.asarray(
+            [ord(str(t)[0]) if t else -1 for t in column.crossed.text.tolist()], dtype=np.int64
+        )
 
 
 def _lone(column: FieldColumn, other: FieldColumn) -> npt.NDArray[np.bool_]:

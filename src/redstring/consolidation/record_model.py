@@ -314,11 +314,18 @@ def _read_crossed(
     both agree with the other record's other part: one record has them swapped."""
     assert family.crossed is not None
     assert given.crossed is not None
+    assert family.crossed_initials is not None
+    assert given.crossed_initials is not None
     g = family.cross_partner
+    n = len(family.codes)
     rows = np.flatnonzero((out[:, f] == 1) & (out[:, g] == 1))
+    # Crossed, both parts start alike: the few pairs worth a string comparison.
+    rows = rows[
+        (family.crossed_initials[left[rows]] == family.crossed_initials[right[rows] + n])
+        & (given.crossed_initials[left[rows]] == given.crossed_initials[right[rows] + n])
+    ]
     if not len(rows):
         return
-    n = len(family.codes)
     as_family = compare(family.crossed, left[rows], right[rows] + n)
     as_given = compare(given.crossed, left[rows], right[rows] + n)
     crossed = (as_family >= CROSSED_FAMILY_LEVEL) & (as_given >= CROSSED_GIVEN_LEVEL)
