@@ -301,12 +301,19 @@ def _print_consolidation(report: ConsolidationReport) -> None:
             console.print("  model reused as logged by an earlier consolidation")
         if entity_type in report.start_bars:
             bar = report.start_bars[entity_type]
-            console.print(
-                f"  a pair starts a merge from log-odds {bar:.1f}, where these records' "
-                "scores turn from mostly different to mostly the same"
-                if bar is not None
-                else "  no start bar: these records' scores show no two separate groups"
-            )
+            if entity_type in report.unseparated:
+                console.print(
+                    "  these records' scores show no two separate groups (their fields "
+                    "cannot tell duplicates from namesakes): a pair starts a merge only "
+                    f"from log-odds {bar:.1f} (10,000 to 1)"
+                )
+            else:
+                console.print(
+                    f"  a pair starts a merge from log-odds {bar:.1f}, where these records' "
+                    "scores turn from mostly different to mostly the same"
+                    if bar is not None
+                    else "  no start bar: these records' scores show no two separate groups"
+                )
     bands = ", ".join(f"{band} {count}" for band, count in sorted(report.bands.items()))
     console.print(
         f"{report.entities} entities, {report.candidate_pairs} candidate pairs ({bands or 'none'})"

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID, uuid4
 
 from redstring.consolidation.engine import resolve, resolve_incremental
-from redstring.consolidation.record_model import TrainedModel
+from redstring.consolidation.record_model import UNSEPARATED_PEOPLE_LOGIT, TrainedModel
 from redstring.domain.exceptions import ConcurrencyError, NotFoundError
 from redstring.events.base import decode
 from redstring.events.merge import EntitiesMerged, MergeUndone
@@ -75,6 +75,9 @@ class ConsolidationReport:
     #: Per record entity type: the log-odds from which a pair may start a merge,
     #: read from the records' own scores (None: the scores set no bar).
     start_bars: dict[str, float | None] = field(default_factory=dict)
+    #: Person types whose scores showed no two groups: their bar is the cautious
+    #: one (`record_model.UNSEPARATED_PEOPLE_LOGIT`), not read from the records.
+    unseparated: list[str] = field(default_factory=list)
 
 
 class Consolidator:
@@ -233,6 +236,11 @@ class Consolidator:
             start_bars={
                 t: TrainedModel.from_dict(model).start_logit for t, model in plan.models.items()
             },
+            unseparated=sorted(
+                t
+                for t, model in plan.models.items()
+                if TrainedModel.from_dict(model).start_logit == UNSEPARATED_PEOPLE_LOGIT
+            ),
         )
         for entity_type, model in sorted(plan.models.items()):
             if entity_type in plan.reused_models:

@@ -233,6 +233,29 @@ def test_a_record_with_given_and_family_name_swapped_is_read_crossed() -> None:
     assert levels == [[6, 4], [1, 1]]  # both exact crossed; as written, both different
 
 
+def test_people_known_by_name_alone_start_merges_only_on_overwhelming_odds() -> None:
+    """Catches a names-only list of people merged at even odds: its scores show no
+    two groups (duplicates and namesakes alike), EM fits most candidates as matches,
+    and namesakes chained. An organisation's name alone still sets no bar."""
+    from redstring.consolidation.record_model import UNSEPARATED_PEOPLE_LOGIT
+
+    rng = random.Random(6)
+    rows = [(rng.choice(GIVEN), rng.choice(FAMILY)) for _ in range(400)]
+    people = [
+        _entity(f"n{k}", f"{g} {f}", "Person", {"first": g, "last": f})
+        for k, (g, f) in enumerate(rows)
+    ]
+    firms = [
+        _entity(f"o{k}", f"{g} {f}", "Organization", {"first": g, "last": f})
+        for k, (g, f) in enumerate(rows)
+    ]
+    person_model, firm_model = train(people).model, train(firms).model
+    assert person_model is not None
+    assert firm_model is not None
+    assert person_model.start_logit == UNSEPARATED_PEOPLE_LOGIT
+    assert firm_model.start_logit != UNSEPARATED_PEOPLE_LOGIT
+
+
 def test_a_house_number_without_its_street_is_no_address() -> None:
     """Catches a lone house number ("96") compared with "96 Harbour Street": every
     street has a 96, and a token-set score would call them the same."""
