@@ -94,6 +94,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-eu": [5000],
     "people-registry": [5000],
     "people-au": [5000],
+    "people-names": [5000],
     "listings": [None],
     "articles": [None],
 }
@@ -494,6 +495,22 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             [block_on("natid"), block_on("given_name", "family_name", "dob")],
             0.6,
             [block_on("given_name", "family_name"), block_on("dob")],
+        )
+    if kind == "people-names":
+        # Names only: the docs' name comparison on each part, term frequencies on.
+        frame = {"unique_id": ids, **{c: _column(records, c) for c in ("first_name", "surname")}}
+        return SplinkPlan(
+            frame,
+            settings(
+                [block_on("first_name"), block_on("surname")],
+                [
+                    cl.NameComparison("first_name").configure(term_frequency_adjustments=True),
+                    cl.NameComparison("surname").configure(term_frequency_adjustments=True),
+                ],
+            ),
+            [block_on("first_name", "surname")],
+            0.6,
+            [block_on("first_name"), block_on("surname")],
         )
     if kind == "people-au":
         # The docs' febrl configuration on febrl's own column layout; the compact

@@ -61,6 +61,9 @@ Sets (columns exactly as a user's CSV would hold them):
     eight, per suburb); ``date_of_birth`` as YYYYMMDD; ``soc_sec_id`` (seven digits per
     identity). Its own corruption: 3% of records swap given name and surname, 5%
     mistype a postcode digit, 5% leave the state out.
+``people-names`` (from historical_figures_50k; ``--id-column unique_id``, no name
+    column): ``unique_id``, ``first_name``, ``surname`` as shipped and nothing else --
+    only the names can tell a duplicate from a namesake.
 ``listings`` (from patstat_company_names; ``--type Organization --id-column listing_id``)
     ``listing_id``; ``name`` (the filed name, corrupted as below); ``street``;
     ``city``; ``phone``; ``category`` (from the record's first IPC section).
@@ -417,6 +420,19 @@ def people_50k(source: list[dict[str, str]]) -> RecordSet:
     )
 
 
+def people_names(source: list[dict[str, str]]) -> RecordSet:
+    """historical_figures_50k cut to its name parts: a list where nothing but the
+    names can tell a duplicate from a namesake."""
+    return RecordSet(
+        "people-names",
+        "Person",
+        "unique_id",
+        None,
+        [{c: row[c] for c in ("unique_id", "first_name", "surname")} for row in source],
+        [row["cluster"] for row in source],
+    )
+
+
 def patstat(source: list[dict[str, str]]) -> RecordSet:
     """PATSTAT applicants as filed: the raw name, co-authors and IPC classes.
 
@@ -764,10 +780,13 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
         "people-eu",
         "people-registry",
         "people-au",
+        "people-names",
     }:
         source = read_rows(PEOPLE_FILE, data)
         if name == "people-50k":
             return people_50k(source)
+        if name == "people-names":
+            return people_names(source)
         if name == "people-eu":
             return people_eu(source, seed)
         if name == "people-registry":
@@ -800,6 +819,7 @@ SETS = (
     "people-eu",
     "people-registry",
     "people-au",
+    "people-names",
     "listings",
     "articles",
 )

@@ -226,6 +226,15 @@ def test_au_register_splits_the_address_and_writes_no_name_column() -> None:
     assert sum(len(codes) == 1 for codes in ids.values()) > 0.6 * len(ids)
 
 
+def test_names_set_keeps_only_the_name_parts() -> None:
+    """Catches a people-names set that leaks a field besides the names (it is the
+    layout where nothing else can tell namesakes apart)."""
+    names = v.people_names([person("N1-a", "N1", "ada", "lovelace", "1815-12-10")])
+    assert names.rows == [{"unique_id": "N1-a", "first_name": "ada", "surname": "lovelace"}]
+    assert names.name_column is None
+    assert names.gold == ["N1"]
+
+
 def test_listings_derive_category_from_ipc_and_keep_gold_apart() -> None:
     listing = v.listings(PATSTAT_SOURCE, seed=1)
     assert list(listing.rows[0]) == ["listing_id", "name", "street", "city", "phone", "category"]
