@@ -946,7 +946,12 @@ def train(
     logits = _logits(evidence.probabilities)
     if not reused:
         trained.start_logit = _start_logit(logits)
-        if trained.start_logit is None and type_kind(entities[0].entity_type) == "person":
+        fitted = (~np.isnan(logits)).sum() >= START_MIN_PAIRS  # and found no two bumps
+        if (
+            trained.start_logit is None
+            and fitted
+            and type_kind(entities[0].entity_type) == "person"
+        ):
             trained.start_logit = UNSEPARATED_PEOPLE_LOGIT
     start = trained.start_logit
     evidence.can_start = logits >= start if start is not None else np.ones(len(pairs), dtype=bool)
@@ -962,6 +967,9 @@ def train(
 #: 0.984 (a chain of 605 "William ..." gone; Splink 0.999 / 0.076). Odds of 10^3
 #: kept more (F1 0.725 / 0.430) at P 0.77 / 0.83. Every other people set fits a bar.
 UNSEPARATED_PEOPLE_LOGIT = float(np.log(1e4))
+#: Candidates below which no bar is read (too few to show two bumps or their
+#: absence: a small workspace keeps no bar, whatever its kind).
+START_MIN_PAIRS = 50
 
 
 def _logits(probabilities: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -985,7 +993,7 @@ def _start_logit(logits: npt.NDArray[np.float64]) -> float | None:
     candidates are nearly all matches, or whose evidence is too thin to separate.
     """
     finite = np.clip(logits[~np.isnan(logits)], -30.0, 30.0)
-    if len(finite) < 50:
+    if len(finite) < START_MIN_PAIRS:
         return None
     counts, edges = np.histogram(finite, bins=600, range=(-30.0, 30.0))
     x = (edges[:-1] + edges[1:]) / 2
