@@ -36,7 +36,7 @@ from redstring.consolidation.names import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     import numpy.typing as npt
 
@@ -343,13 +343,7 @@ def _reverse_lone_name_parts(
     and family columns, the pair sharing the most lone values is taken (an occupation
     typed as a family name, a middle-name column, share few or none).
     """
-    given = [f for f, c in enumerate(columns) if c.spec.kind is FieldKind.GIVEN_NAME]
-    family = [f for f, c in enumerate(columns) if c.spec.kind is FieldKind.FAMILY_NAME]
-    best, chosen = 0, None
-    for g, f in itertools.product(given, family):
-        shared = _lone_shared(columns[g], columns[f]) + _lone_shared(columns[f], columns[g])
-        if shared > best:
-            best, chosen = shared, (g, f)
+    chosen = _name_part_pair(columns, lambda g, f: _lone_shared(g, f) + _lone_shared(f, g))
     if chosen is None:
         return
     for here, there in (chosen, chosen[::-1]):
@@ -376,16 +370,7 @@ def _cross_name_parts(
     (names that are both, or swapped records) are paired; `record_model` reads a pair
     crossed where both parts differ as written and both agree crossed.
     """
-    given = [f for f, c in enumerate(columns) if c.spec.kind is FieldKind.GIVEN_NAME]
-    family = [f for f, c in enumerate(columns) if c.spec.kind is FieldKind.FAMILY_NAME]
-    best, chosen = 0, None
-    for g, f in itertools.product(given, family):
-        shared = len(
-            set(columns[g].text[columns[g].codes >= 0].tolist())
-            & set(columns[f].text[columns[f].codes >= 0].tolist())
-        )
-        if shared > best:
-            best, chosen = shared, (g, f)
+    chosen = _name_part_pair(columns, lambda g, f: len(_held(g) & _held(f)))
     if chosen is None:
         return
     for here, there in (chosen, chosen[::-1]):
@@ -403,9 +388,29 @@ def _lone(column: FieldColumn, other: FieldColumn) -> npt.NDArray[np.bool_]:
     return np.asarray((column.codes >= 0) & (other.codes < 0), dtype=bool)
 
 
+def _name_part_pair(
+    columns: Sequence[FieldColumn], shared: Callable[[FieldColumn, FieldColumn], int]
+) -> tuple[int, int] | None:
+    """The (given, family) column indices whose `shared` count is highest, if any is
+    above zero (first such pair on ties)."""
+    given = [f for f, c in enumerate(columns) if c.spec.kind is FieldKind.GIVEN_NAME]
+    family = [f for f, c in enumerate(columns) if c.spec.kind is FieldKind.FAMILY_NAME]
+    best, chosen = 0, None
+    for g, f in itertools.product(given, family):
+        count = shared(columns[g], columns[f])
+        if count > best:
+            best, chosen = count, (g, f)
+    return chosen
+
+
+def _held(column: FieldColumn) -> set[str]:
+    """The values some record holds in `column`."""
+    return set(column.text[column.codes >= 0].tolist())
+
+
 def _lone_shared(column: FieldColumn, other: FieldColumn) -> int:
     """Lone values of `column` that `other` holds for some record."""
-    held = set(other.text[other.codes >= 0].tolist())
+    held = _held(other)
     return sum(1 for value in column.text[_lone(column, other)].tolist() if value in held)
 
 

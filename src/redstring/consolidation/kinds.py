@@ -189,11 +189,15 @@ def _hint(key: str, hints: Sequence[str]) -> bool:
     return any(h in lowered for h in hints)
 
 
+def _words(key: str) -> set[str]:
+    """The lower-case words of a column's name ("Street_Number" -> street, number)."""
+    return {p for p in re.split(r"[^a-z]+", key.lower()) if p}
+
+
 def _named(key: str, words: Sequence[str]) -> bool:
     """Whether a column's name holds one of `words` as a word of its own, or ends in
     one ("hometown", "BirthPlace"): "ort" must not match "report"."""
-    parts = [p for p in re.split(r"[^a-z]+", key.lower()) if p]
-    return any(p == w or (len(w) >= 4 and p.endswith(w)) for p in parts for w in words)
+    return any(p == w or (len(w) >= 4 and p.endswith(w)) for p in _words(key) for w in words)
 
 
 def name_part(column: str) -> str | None:
@@ -206,7 +210,7 @@ def name_part(column: str) -> str | None:
     folded = "".join(
         c for c in unicodedata.normalize("NFKD", column.lower()) if not unicodedata.combining(c)
     )
-    words = re.split(r"[^a-z]+", folded)
+    words = _words(folded)
     found: list[tuple[int, int, str]] = []  # (start, end, part) in `folded`
     for part, hints in _NAME_PART_HINTS.items():
         for hint in hints:
@@ -543,7 +547,7 @@ def _join_house_numbers(
         for k, (kind, _) in kinds.items()
         if kind is FieldKind.IGNORE
         and k not in forced
-        and _HOUSE_NUMBER_WORDS & set(re.split(r"[^a-z]+", k.lower()))
+        and _HOUSE_NUMBER_WORDS & _words(k)
         and _share(_values(entities[:SAMPLE], k), lambda v: v[:1].isdigit()) >= SHAPE_SHARE
     ]
     if len(streets) > 1:  # a street and a building ("address_1", "address_2")
