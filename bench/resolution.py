@@ -95,6 +95,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-registry": [5000],
     "people-au": [5000],
     "people-names": [5000],
+    "people-febrl": [1000, 5000, 10000],
     "listings": [None],
     "articles": [None],
 }
@@ -512,7 +513,7 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             0.6,
             [block_on("first_name"), block_on("surname")],
         )
-    if kind == "people-au":
+    if kind in ("people-au", "people-febrl"):
         # The docs' febrl configuration on febrl's own column layout; the compact
         # date is parsed by its format.
         frame = {

@@ -61,6 +61,16 @@ Sets (columns exactly as a user's CSV would hold them):
     eight, per suburb); ``date_of_birth`` as YYYYMMDD; ``soc_sec_id`` (seven digits per
     identity). Its own corruption: 3% of records swap given name and surname, 5%
     mistype a postcode digit, 5% leave the state out.
+``people-febrl`` (value pools from historical_figures_50k; ``--id-column rec_id``, no
+    name column): FEBRL's *generator* rather than its layout, written here from its
+    published design (Christen 2005). Every identity is synthetic: given name,
+    surname and suburb each drawn on their own from the source's values, weighed by
+    how often the source holds them (so namesakes are as common as the names are),
+    a random house number, street, date of birth (1920-2005) and 7-digit
+    ``soc_sec_id``; postcode and state per suburb. Half the identities get duplicates
+    (1-5, fewer more likely), each made from the original by 1-3 modifications (at
+    most 2 on one field) -- see "FEBRL-style modifications" below. Same columns as
+    ``people-au``; records in a shuffled order.
 ``people-names`` (from historical_figures_50k; ``--id-column unique_id``, no name
     column): ``unique_id``, ``first_name``, ``surname`` as shipped and nothing else --
     only the names can tell a duplicate from a namesake.
@@ -90,6 +100,13 @@ Corruption model (record-level unless said otherwise; rates are per record):
   (International -> Intl), 15% one character typo, case re-drawn.
 - headlines: 20% one word dropped, 15% one character typo, 10% cut after 12 words,
   case re-drawn; names: each 15% dropped, order shuffled; year 10% missing.
+- FEBRL-style modifications (``people-febrl`` only): a field drawn by weight
+  (given name and surname 0.2 each, street number, street, suburb, postcode 0.1
+  each, unit, state, birth date, soc_sec_id 0.05 each), then one of: a keying error
+  (a letter or digit substituted, dropped, doubled or two swapped), an OCR
+  confusion (o/0, l/1, s/5, b/8, rn/m, cl/d ...), a phonetic respelling (ph/f,
+  ck/k, ie/y, ou/ow ...), the value left out, or a space inserted or removed; or,
+  for 5% of modifications, given name and surname swapped.
 - person names, dates, birth places, postcodes carry the source data's own
   errors (typos, nicknames, wrong fields); the generator only re-shapes them.
 """
@@ -105,6 +122,7 @@ import random
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -578,6 +596,153 @@ def people_au(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("people-au", "Person", "rec_id", None, rows, parts.gold)
 
 
+# --------------------------------------------------------------------------- FEBRL-style
+
+FEBRL_STREET_TYPES = (
+    "street", "road", "avenue", "place", "crescent", "circuit", "close", "court", "drive",
+    "parade",
+)  # fmt: skip
+#: Characters an OCR pass confuses, both ways.
+OCR_CONFUSIONS = (
+    ("o", "0"), ("l", "1"), ("i", "1"), ("s", "5"), ("b", "8"), ("rn", "m"), ("cl", "d"),
+    ("g", "9"), ("e", "c"), ("u", "v"), ("z", "2"),
+)  # fmt: skip
+#: Spellings that sound alike, both ways.
+PHONETIC_PAIRS = (
+    ("ph", "f"), ("ck", "k"), ("c", "k"), ("ie", "y"), ("ee", "ea"), ("ou", "ow"),
+    ("th", "t"), ("sh", "ch"), ("s", "z"), ("ll", "l"), ("nn", "n"), ("tt", "t"),
+    ("ey", "y"), ("ai", "ay"),
+)  # fmt: skip
+#: Field -> weight of being the one a modification falls on.
+FEBRL_FIELD_WEIGHTS = {
+    "given_name": 0.2, "surname": 0.2, "street_number": 0.1, "address_1": 0.1,
+    "address_2": 0.05, "suburb": 0.1, "postcode": 0.1, "state": 0.05,
+    "date_of_birth": 0.05, "soc_sec_id": 0.05,
+}  # fmt: skip
+FEBRL_IDENTITIES = 6000
+
+
+def _respell(text: str, pairs: tuple[tuple[str, str], ...], r: random.Random) -> str:
+    """One occurrence of one side of a pair replaced by the other side."""
+    options = [(a, b) for x, y in pairs for a, b in ((x, y), (y, x)) if a in text]
+    if not options:
+        return text
+    old, new = r.choice(options)
+    spots = [m.start() for m in re.finditer(re.escape(old), text)]
+    i = r.choice(spots)
+    return text[:i] + new + text[i + len(old) :]
+
+
+def _key_error(text: str, r: random.Random) -> str:
+    if text.isdigit():
+        roll = r.random()
+        if roll < 0.4:
+            return replace_digit(text, r)
+        if roll < 0.7 or len(text) < 2:
+            return transpose_adjacent(text, r)
+        i = r.randrange(len(text))
+        return text[:i] + text[i + 1 :]
+    return typo(text, r)
+
+
+def _space_error(text: str, r: random.Random) -> str:
+    if " " in text:
+        spots = [i for i, c in enumerate(text) if c == " "]
+        i = r.choice(spots)
+        return text[:i] + text[i + 1 :]
+    if len(text) < 4:
+        return text
+    i = r.randrange(2, len(text) - 1)
+    return text[:i] + " " + text[i:]
+
+
+def febrl_modify(row: dict[str, str], r: random.Random) -> dict[str, str]:
+    """A duplicate of `row`: 1-3 modifications, at most two on one field."""
+    out = dict(row)
+    fields, weights = zip(*FEBRL_FIELD_WEIGHTS.items(), strict=True)
+    done: dict[str, int] = defaultdict(int)
+    for _ in range(r.randint(1, 3)):
+        if r.random() < 0.05:
+            out["given_name"], out["surname"] = out["surname"], out["given_name"]
+            continue
+        field = r.choices(fields, weights)[0]
+        if done[field] >= 2 or not out[field]:
+            continue
+        done[field] += 1
+        value = out[field]
+        roll = r.random()
+        if roll < 0.4:
+            value = _key_error(value, r)
+        elif roll < 0.55:
+            value = _respell(value, OCR_CONFUSIONS, r)
+        elif roll < 0.7 and not value.isdigit():
+            value = _respell(value, PHONETIC_PAIRS, r)
+        elif roll < 0.85:
+            value = ""
+        else:
+            value = _space_error(value, r)
+        out[field] = value
+    return out
+
+
+def _febrl_original(pools: dict[str, list[str]], seed: int, identity: str) -> dict[str, str]:
+    r = rng(seed, "febrl", identity)
+
+    def maybe(value: str, missing: float = 0.03) -> str:
+        return "" if r.random() < missing else value
+
+    suburb = r.choice(pools["suburb"])
+    epoch = date(1970, 1, 1)
+    born = r.randrange((date(1920, 1, 1) - epoch).days, (date(2005, 12, 31) - epoch).days)
+    year, month, day = _civil(born)
+    building = ""
+    if r.random() < 0.25:
+        kind = r.choice(AU_BUILDINGS)
+        building = f"{kind} {r.randrange(1, 40)}" if kind in ("unit", "flat", "villa") else kind
+    return {
+        "given_name": maybe(r.choice(pools["given"]), 0.02),
+        "surname": maybe(r.choice(pools["surname"]), 0.01),
+        "street_number": maybe(str(int(10 ** r.uniform(0, 2.6))), 0.08),
+        "address_1": maybe(f"{r.choice(pools['street'])} {r.choice(FEBRL_STREET_TYPES)}"),
+        "address_2": building,
+        "suburb": maybe(suburb),
+        "postcode": maybe(f"{2000 + _hashed(suburb, 7000):04d}"),
+        "state": maybe(AU_STATES[_hashed(suburb, 8)], 0.05),
+        "date_of_birth": maybe(f"{year}{month:02d}{day:02d}", 0.05),
+        "soc_sec_id": maybe(str(r.randrange(1000000, 10000000)), 0.02),
+    }
+
+
+def _civil(days: int) -> tuple[int, int, int]:
+    """(year, month, day) of a day number since 1970-01-01."""
+    day = date(1970, 1, 1) + timedelta(days=days)
+    return day.year, day.month, day.day
+
+
+def people_febrl(
+    source: list[dict[str, str]], seed: int, identities: int = FEBRL_IDENTITIES
+) -> RecordSet:
+    pools = {
+        "given": [row["first_name"].lower() for row in source if row["first_name"]],
+        "surname": [row["surname"].lower() for row in source if row["surname"]],
+        "suburb": [row["birth_place"].lower() for row in source if row["birth_place"]],
+        "street": [s.lower() for s in STREETS],
+    }
+    keyed: list[tuple[int, dict[str, str], str]] = []
+    for number in range(identities):
+        identity = f"f{number:05d}"
+        original = _febrl_original(pools, seed, identity)
+        d = rng(seed, "febrl-dups", identity)
+        copies = 0 if d.random() < 0.5 else d.choices(range(1, 6), [1 / k for k in range(1, 6)])[0]
+        for copy in range(copies + 1):
+            r = rng(seed, "febrl-mod", identity, copy)
+            row = original if copy == 0 else febrl_modify(original, r)
+            keyed.append((_hashed(f"{seed}:{identity}:{copy}", 1 << 62), row, identity))
+    keyed.sort(key=lambda item: item[0])
+    rows = [{"rec_id": f"r{i:06d}", **row} for i, (_, row, _) in enumerate(keyed)]
+    return RecordSet("people-febrl", "Person", "rec_id", None, rows, [g for *_, g in keyed])
+
+
 MAIL_PROVIDERS = ("gmx.de", "web.de", "t-online.de", "posteo.de")
 
 
@@ -781,6 +946,7 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
         "people-registry",
         "people-au",
         "people-names",
+        "people-febrl",
     }:
         source = read_rows(PEOPLE_FILE, data)
         if name == "people-50k":
@@ -797,6 +963,8 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
             return people_export(source, seed)
         if name == "people-au":
             return people_au(source, seed)
+        if name == "people-febrl":
+            return people_febrl(source, seed)
         return people_parts(source, seed) if name == "people-parts" else people_us(source, seed)
     if name == "articles":
         with gzip.open(data / REDOCRED_FILE, "rt", encoding="utf-8") as handle:
@@ -820,6 +988,7 @@ SETS = (
     "people-registry",
     "people-au",
     "people-names",
+    "people-febrl",
     "listings",
     "articles",
 )

@@ -226,6 +226,37 @@ def test_au_register_splits_the_address_and_writes_no_name_column() -> None:
     assert sum(len(codes) == 1 for codes in ids.values()) > 0.6 * len(ids)
 
 
+def test_febrl_style_duplicates_differ_from_their_original_in_a_few_fields() -> None:
+    """Catches a FEBRL-style generator that copies records unchanged, corrupts every
+    field, breaks FEBRL's layout, or depends on anything but the seed."""
+    source = [
+        person(f"F{k}", f"F{k}", f"given{k % 7}", f"family{k % 11}", "", birth_place=f"town{k % 5}")
+        for k in range(40)
+    ]
+    febrl = v.people_febrl(source, seed=3, identities=400)
+    assert febrl.name_column is None
+    assert list(febrl.rows[0]) == [
+        "rec_id", "given_name", "surname", "street_number", "address_1", "address_2",
+        "suburb", "postcode", "state", "date_of_birth", "soc_sec_id",
+    ]  # fmt: skip
+    assert febrl.rows == v.people_febrl(source, seed=3, identities=400).rows
+    members: dict[str, list[dict[str, str]]] = {}
+    for row, gold in zip(febrl.rows, febrl.gold, strict=True):
+        members.setdefault(gold, []).append({k: x for k, x in row.items() if k != "rec_id"})
+    assert 150 < sum(len(rows) > 1 for rows in members.values()) < 250
+    changed = []
+    for rows in members.values():
+        # The original: every duplicate was made from it, so it is within 4 fields
+        # (3 modifications, a swap touching two) of each.
+        def fields_apart(a: dict[str, str], b: dict[str, str]) -> int:
+            return sum(a[k] != b[k] for k in a)
+
+        original = min(rows, key=lambda o: max(fields_apart(o, r) for r in rows))
+        changed += [fields_apart(original, row) for row in rows if row is not original]
+    assert max(changed) <= 4
+    assert sum(c >= 1 for c in changed) > 0.9 * len(changed)
+
+
 def test_names_set_keeps_only_the_name_parts() -> None:
     """Catches a people-names set that leaks a field besides the names (it is the
     layout where nothing else can tell namesakes apart)."""
