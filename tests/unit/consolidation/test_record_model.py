@@ -1064,6 +1064,22 @@ def test_the_start_bar_lies_between_the_non_matches_and_the_matches_bumps() -> N
     assert (non < bar).sum() > (matches < bar).sum()
 
 
+def test_the_start_bar_stops_where_the_non_matches_bump_holds_no_pair() -> None:
+    """Catches a bar read from a matches' bump piled at the histogram's edge: 40,000
+    non-matches around -20, and 1,000 matches of which 900 score beyond the edge (every
+    field agrees) and 100 between 10 and 28. The pile alone is fitted as a narrow bump
+    whose crossing lies among those 100 (at 16); above the point where the fitted
+    non-matches' bump expects less than one pair, none may be kept from a join."""
+    from redstring.consolidation.record_model import _start_logit
+
+    rng = np.random.default_rng(6)
+    non = rng.normal(-20.0, 6.0, 40000)
+    matches = np.concatenate([np.full(900, 45.0), rng.uniform(10.0, 28.0, 100)])
+    bar = _start_logit(np.concatenate([non, matches]))
+    assert bar is not None
+    assert non.max() < bar < 8.0
+
+
 def test_no_start_bar_without_two_bumps_either_side_of_even_odds() -> None:
     """Catches a bar forced onto candidates that are nearly all matches (listings: both
     bumps above even odds) or whose evidence is too thin to separate (one bump)."""
