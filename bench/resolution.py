@@ -265,8 +265,10 @@ def run_redstring(records: RecordSet, workdir: Path) -> list[Row]:
                 )
             )
         ingest.seconds, ingest.peak_mb = time.perf_counter() - start, memory.peak_mb
+        if report.unnamed:
+            ingest.notes.append(f"{report.unnamed} records without a name kept under their key")
         if report.skipped:
-            ingest.notes.append(f"{report.skipped} records without a name skipped by ingest")
+            ingest.notes.append(f"{report.skipped} records skipped by ingest (no value)")
 
         entities = asyncio.run(workspace.graph.list_entities(tenant))
         record_entities = _record_entities(records, entities, csv_path.name)

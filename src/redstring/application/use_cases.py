@@ -235,8 +235,10 @@ async def ingest_records(
     status = "ok" if report.entities else "unchanged" if report.unchanged else "empty"
     if report.name_source not in ("", "name"):
         status += f" (names from {report.name_source})"
+    if report.unnamed:
+        status += f" ({report.unnamed} records without a name kept under their key)"
     if report.skipped:
-        status += f" ({report.skipped} records without name/type skipped)"
+        status += f" ({report.skipped} records without a type or any value skipped)"
     return IngestRow(label or source_id, status, report.entities, 0, report.embedded)
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, cast
 from uuid import uuid5
 
 from redstring.consolidation.kinds import name_part
-from redstring.domain.entity import Entity
+from redstring.domain.entity import Entity, key_name, named_by_key
 from redstring.domain.exceptions import InvalidInputError, UnreadableFileError
 from redstring.domain.ids import EntityId
 from redstring.domain.json_text import JsonTextError, parse_json
@@ -194,8 +194,10 @@ class ImportReport:
     source_id: str
     records: int = 0
     entities: int = 0
-    #: Records without a usable name or type.
+    #: Records without a type, or with nothing but a type: nothing to resolve on.
     skipped: int = 0
+    #: Records without a name, kept under their key for their other fields.
+    unnamed: int = 0
     #: Records already in the graph exactly as given (a re-import adds nothing).
     unchanged: int = 0
     embedded: int = 0
@@ -212,14 +214,15 @@ def record_to_entity(
     source_id: str,
     observed_at: datetime,
 ) -> Entity | None:
-    """The entity for one record, or `None` when it has no name (it is counted, not stored)."""
+    """The entity for one record, or `None` when it has no type or nothing besides
+    one (it is counted, not stored). A record without a name is kept under its key
+    (`key_name`): its other fields (an id number, a birth date, an address) still
+    find its duplicates, and dropping it would lose what the user gave."""
     if mapping.name_field is not None:
         name = record.get(mapping.name_field)
     else:
         pieces = (record.get(part) for part in mapping.name_parts)
         name = " ".join(p.strip() for p in pieces if isinstance(p, str) and p.strip())
-    if not isinstance(name, str) or not name.strip():
-        return None
     entity_type = (
         mapping.entity_type
         if mapping.entity_type is not None
@@ -230,12 +233,17 @@ def record_to_entity(
     key = record.get(mapping.id_field) if mapping.id_field else None
     record_key = str(key) if key not in (None, "") else f"row:{row}"
     used = {mapping.name_field, mapping.type_field, mapping.id_field}
+    properties = {k: v for k, v in record.items() if k not in used and v not in (None, "")}
+    if not isinstance(name, str) or not name.strip():
+        if not properties:
+            return None
+        name = key_name(record_key)
     entity = Entity(
         id=EntityId(uuid5(tenant_id, f"record:{source_id}:{record_key}")),
         tenant_id=tenant_id,
         name=name.strip(),
         entity_type=entity_type.strip(),
-        properties={k: v for k, v in record.items() if k not in used and v not in (None, "")},
+        properties=properties,
         provenance=[
             Provenance(
                 observed_at=observed_at, method="record", source_id=f"{source_id}#{record_key}"
@@ -318,6 +326,7 @@ async def _import_batch(
         if entity is None:
             report.skipped += 1
         else:
+            report.unnamed += named_by_key(entity)
             batch.append(entity)
     named = len(batch)
     batch = await _unseen(workspace, tenant_id, batch)

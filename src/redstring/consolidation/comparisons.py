@@ -34,6 +34,7 @@ from redstring.consolidation.names import (
     not_a_surname,
     raw_tokens,
 )
+from redstring.domain.entity import named_by_key
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -154,7 +155,7 @@ def _factorise(values: Sequence[str]) -> tuple[npt.NDArray[np.int64], npt.NDArra
 
 def _raw(entity: Entity, source: str) -> str:
     if source == NAME_FIELD:
-        return entity.name
+        return "" if named_by_key(entity) else entity.name
     value = entity.properties.get(source)
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         return ""

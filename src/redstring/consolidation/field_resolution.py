@@ -5,7 +5,8 @@ provenance of every member spelling it the same way, normalized), then the membe
 with the most provenance of its own, then the highest confidence, then the smallest
 id string, so the choice never depends on the order members arrive in. Voting on
 the name first keeps one misspelt record ("Charles Babage") from naming a cluster
-that two sources spell "Charles Babbage".
+that two sources spell "Charles Babbage"; a record named only by its key
+(`named_by_key`) names a cluster only when no member has a name.
 
 Merged fields: the canonical's name, type and normalized name; the union of
 properties where the canonical's value wins and every differing value is kept
@@ -20,6 +21,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from redstring.domain.entity import named_by_key
 from redstring.domain.exceptions import InvalidInputError
 
 if TYPE_CHECKING:
@@ -55,7 +57,8 @@ def choose_canonical(members: Sequence[Entity]) -> Entity:
         support[name] = support.get(name, 0) + max(1, len(member.provenance))
     records = [m for m in members if is_record(m)]
     return min(
-        records or members, key=lambda m: (-support[m.normalized_name], *canonical_order_key(m))
+        records or members,
+        key=lambda m: (named_by_key(m), -support[m.normalized_name], *canonical_order_key(m)),
     )
 
 

@@ -26,6 +26,7 @@ from redstring.consolidation.names import (
     raw_tokens,
     type_kind,
 )
+from redstring.domain.entity import named_by_key
 from redstring.domain.exceptions import InvalidInputError
 
 if TYPE_CHECKING:
@@ -167,10 +168,15 @@ def _text(value: object) -> str | None:
     return None
 
 
+def _name_text(entity: Entity) -> str | None:
+    """The entity's name as evidence: none when it only repeats its record's key."""
+    return None if named_by_key(entity) else entity.name
+
+
 def _values(entities: Sequence[Entity], key: str) -> list[str]:
     out = []
     for entity in entities:
-        text = entity.name if key == NAME_FIELD else _text(entity.properties.get(key))
+        text = _name_text(entity) if key == NAME_FIELD else _text(entity.properties.get(key))
         if text:
             out.append(text)
     return out
@@ -467,7 +473,7 @@ def _drop_composite_names(
     for key in composites:
         checked = held = rest = 0
         for entity in entities:
-            whole = _text(entity.name if key == NAME_FIELD else entity.properties.get(key))
+            whole = _name_text(entity) if key == NAME_FIELD else _text(entity.properties.get(key))
             values = [v for p in parts if (v := _text(entity.properties.get(p)))]
             if not whole or len(values) < 2:
                 continue

@@ -45,3 +45,22 @@ class Entity(BaseModel):
         if not self.blocking_keys:
             self.blocking_keys = name_blocking_keys(self.name, self.entity_type)
         return self
+
+
+#: Marks a name that only repeats the key of the record the entity came from.
+KEY_NAME_MARK = "#"
+
+
+def key_name(record_key: str) -> str:
+    """The name of a record that has none: its key, marked (`named_by_key`)."""
+    return f"{KEY_NAME_MARK}{record_key}"
+
+
+def named_by_key(entity: Entity) -> bool:
+    """Whether the entity's name is only its record's key (`key_name`): such a
+    record is kept for its other fields, and its name says nothing about who it is,
+    so nothing compares or prefers it as a name. A record's provenance ends with
+    "#" and its key, which the name then repeats."""
+    return entity.name.startswith(KEY_NAME_MARK) and any(
+        p.method == "record" and p.source_id.endswith(entity.name) for p in entity.provenance
+    )

@@ -11,6 +11,7 @@ import pytest
 from redstring.composition import records
 from redstring.composition.records import RecordMapping, import_records, name_columns
 from redstring.composition.workspace import Workspace
+from redstring.domain.entity import named_by_key
 from redstring.domain.exceptions import InvalidInputError
 from redstring.domain.ids import TenantId
 from redstring.embeddings.fake import FakeEmbeddingProvider
@@ -50,6 +51,33 @@ async def test_records_become_entities_and_same_names_stay_distinct() -> None:
     assert acme.provenance[0].source_id == "people.csv#4"
 
 
+async def test_a_record_without_a_name_is_kept_under_its_key_for_its_other_fields() -> None:
+    """Catches a nameless record dropped (its id number and birth date would still
+    find its duplicates; a user's row is lost), or one with nothing but a type kept."""
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    rows: list[dict[str, JsonValue]] = [
+        {"id": "7", "given": "", "family": "", "dob": "1900-01-01", "ssn": "123"},
+        {"id": "8", "given": "", "family": ""},
+        {"given": "", "family": "", "ssn": "456"},
+        {"id": "9", "given": "Ada", "family": "King", "ssn": "123"},
+    ]
+    report = await import_records(
+        rows,
+        workspace=workspace,
+        tenant_id=tenant,
+        source_id="people.csv",
+        mapping=RecordMapping(entity_type="Person", id_field="id"),
+        observed_at=NOW,
+    )
+    assert (report.entities, report.unnamed, report.skipped) == (3, 2, 1)
+    entities = {e.name: e for e in await workspace.graph.list_entities(tenant)}
+    assert sorted(entities) == ["#7", "#row:3", "Ada King"]
+    assert entities["#7"].properties == {"dob": "1900-01-01", "ssn": "123"}
+    assert named_by_key(entities["#7"])
+    assert named_by_key(entities["#row:3"])
+    assert not named_by_key(entities["Ada King"])
+
+
 async def test_a_reimport_appends_nothing() -> None:
     workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
     mapping = RecordMapping(name_field="name", entity_type="person", id_field="id")
@@ -70,7 +98,8 @@ async def test_a_reimport_appends_nothing() -> None:
         mapping=mapping,
         observed_at=NOW,
     )
-    assert (again.entities, again.unchanged) == (0, 3)
+    # Record 3 has no name but a value ("kind", a property under a fixed type): kept.
+    assert (again.entities, again.unchanged) == (0, 4)
     assert await workspace.log.last_position() == position
 
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from itertools import permutations
 from uuid import UUID
 
 from redstring.consolidation.field_resolution import choose_canonical, resolve_fields
+from redstring.domain.entity import key_name, named_by_key
 from redstring.domain.ids import EntityId
+from redstring.domain.provenance import Provenance
 from redstring.testing.factories import make_entity, make_provenance
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def _id(n: int) -> EntityId:
@@ -24,6 +29,30 @@ def test_canonical_prefers_provenance_then_confidence_then_id_in_any_order() -> 
         assert choose_canonical(order).id == a.id
     for order in permutations([b, c]):
         assert choose_canonical(order).id == b.id
+
+
+def test_a_record_named_only_by_its_key_names_a_cluster_last() -> None:
+    """Catches "#p17" naming a merge of it and "Ada Lovelace": a record without a
+    name stands in under its key, which says nothing of who it is, however much
+    provenance or confidence it has."""
+    stand_in = make_entity(entity_id=_id(1), name=key_name("p17"), confidence=1.0)
+    stand_in.provenance[:] = [
+        Provenance(observed_at=NOW, method="record", source_id="people.csv#p17"),
+        Provenance(observed_at=NOW, method="record", source_id="other.csv#p17"),
+    ]
+    named = make_entity(entity_id=_id(2), name="Ada Lovelace", confidence=0.5)
+    named.provenance[:] = [Provenance(observed_at=NOW, method="record", source_id="people.csv#p18")]
+    assert named_by_key(stand_in)
+    assert not named_by_key(named)
+    for order in permutations([stand_in, named]):
+        assert choose_canonical(order).id == named.id
+    # A name that merely starts with the mark, or a mark without a matching record
+    # key, is a name.
+    hashtag = make_entity(name="#MeToo")
+    hashtag.provenance[:] = [
+        Provenance(observed_at=NOW, method="record", source_id="people.csv#p19")
+    ]
+    assert not named_by_key(hashtag)
 
 
 def test_merged_fields_keep_every_value_and_record_conflicts() -> None:

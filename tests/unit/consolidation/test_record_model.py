@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from redstring.consolidation.record_model import VETO_MIN_FIELDS, TrainedModel, 
 from redstring.domain.entity import Entity
 from redstring.domain.exceptions import InvalidInputError
 from redstring.domain.ids import EntityId, tenant_id_for
+from redstring.domain.provenance import Provenance
 
 TENANT = tenant_id_for("records")
 _SYLLABLES = ["ka", "lo", "mi", "ren", "sa", "to", "vel", "dor", "an", "be", "ki", "mur"]
@@ -1062,6 +1064,33 @@ def test_the_start_bar_lies_between_the_non_matches_and_the_matches_bumps() -> N
     # Below it, non-matches outnumber matches; above it, the other way round.
     assert (non >= bar).sum() < (matches >= bar).sum()
     assert (non < bar).sum() > (matches < bar).sum()
+
+
+def test_a_name_that_only_repeats_its_records_key_is_missing_not_different() -> None:
+    """Catches "#p3" (a record without a name, kept under its key) read as a name:
+    it would count as one no other record shares, and its duplicates would lose a
+    name's worth of evidence against it; nor may it decide the name's kind."""
+    from redstring.consolidation.comparisons import build_columns
+    from redstring.domain.entity import key_name
+
+    people = [("Ada Lovelace", "p1"), ("Ada Lovelace", "p2"), (key_name("p3"), "p3")]
+    entities = [
+        _entity(key, name, "Person", {"born": "1815-12-10"}).model_copy(
+            update={
+                "provenance": [
+                    Provenance(
+                        observed_at=datetime.now(UTC), method="record", source_id=f"p.csv#{key}"
+                    )
+                ]
+            }
+        )
+        for name, key in people
+    ]
+    specs = [s for s in detect_fields(entities).used if s.name == NAME_FIELD]
+    assert [s.kind for s in specs] == [FieldKind.PERSON_NAME]
+    (column,) = build_columns(entities, specs)
+    assert column.codes.tolist()[2] == -1
+    assert column.codes.tolist()[0] == column.codes.tolist()[1] >= 0
 
 
 def test_the_start_bar_stops_where_the_non_matches_bump_holds_no_pair() -> None:
