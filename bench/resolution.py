@@ -94,7 +94,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-eu": [5000],
     "people-registry": [5000],
     "people-au": [5000],
-    "people-names": [5000],
+    "people-names": [5000, None],
     "people-febrl": [1000, 5000, 10000],
     "listings": [None],
     "articles": [None],

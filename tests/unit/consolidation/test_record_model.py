@@ -258,6 +258,53 @@ def test_people_known_by_name_alone_start_merges_only_on_overwhelming_odds() -> 
     assert firm_model.start_logit != UNSEPARATED_PEOPLE_LOGIT
 
 
+def test_people_known_by_name_alone_are_kept_apart_when_every_name_differs() -> None:
+    """Catches two people compared on names alone scored as a likely match when both
+    their names differ: EM, fitting most candidates as matches, put such pairs above
+    0.05, so no pair could keep two groups apart and namesake groups chained (a names-
+    only list of 50k people: groups of 1,852 records). With a birth date to go on, the
+    model decides as before."""
+    rng = random.Random(6)
+    rows = [(rng.choice(GIVEN), rng.choice(FAMILY)) for _ in range(400)]
+    people = [
+        _entity(f"n{k}", f"{g} {f}", "Person", {"first": g, "last": f})
+        for k, (g, f) in enumerate(rows)
+    ]
+    evidence = train(people)
+    assert evidence.names_only
+    apart = [
+        (i, j)
+        for i in range(40)
+        for j in range(40)
+        if rows[i][0] != rows[j][0] and rows[i][1] != rows[j][1] and i < j
+    ]
+    left, right = np.asarray([i for i, _ in apart]), np.asarray([j for _, j in apart])
+    levels = _levels_of_pairs(evidence, left, right)
+    different = (levels == 1).all(axis=1)
+    assert different.any()
+    assert (evidence(left[different], right[different]) == 0.0).all()
+    # One name agreeing: still a candidate match, as before.
+    same_given = [(i, j) for i in range(40) for j in range(i + 1, 40) if rows[i][0] == rows[j][0]]
+    assert same_given
+    scores = evidence(
+        np.asarray([i for i, _ in same_given]), np.asarray([j for _, j in same_given])
+    )
+    assert (scores > 0.0).all()
+    dated = [
+        _entity(f"d{k}", f"{g} {f}", "Person", {"first": g, "last": f, "born": f"19{k % 90:02d}"})
+        for k, (g, f) in enumerate(rows)
+    ]
+    assert not train(dated).names_only
+
+
+def _levels_of_pairs(
+    evidence: Any, left: np.ndarray[Any, Any], right: np.ndarray[Any, Any]
+) -> np.ndarray[Any, Any]:
+    from redstring.consolidation.record_model import _levels
+
+    return np.asarray(_levels(evidence.columns, left, right))
+
+
 def test_a_house_number_without_its_street_is_no_address() -> None:
     """Catches a lone house number ("96") compared with "96 Harbour Street": every
     street has a 96, and a token-set score would call them the same."""
