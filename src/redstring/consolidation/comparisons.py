@@ -495,9 +495,11 @@ def compare(
     out[exact] = top
     if kind is FieldKind.FAMILY_NAME:
         # "Baronet" against "Shaw" is not two different surnames: one of them is
-        # none. Compared as missing, unless both hold the same word.
+        # none. Compared as missing, and so is "Baronet" against "Baronet": two
+        # records agreeing on no surname agree on nothing (people-50k cut to first
+        # name and surname: 542 different "Sir Baronet"s were one group).
         blank = _no_surname(column)
-        out[(blank[np.maximum(lc, 0)] | blank[np.maximum(rc, 0)]) & ~exact & (out > 0)] = 0
+        out[(blank[np.maximum(lc, 0)] | blank[np.maximum(rc, 0)]) & (out > 0)] = 0
     return out
 
 
