@@ -27,6 +27,7 @@ from redstring.consolidation.kinds import (
     FieldSpec,
     list_separator,
     name_remainder,
+    whole_number,
 )
 from redstring.consolidation.names import (
     core_tokens,
@@ -159,7 +160,7 @@ def _raw(entity: Entity, source: str) -> str:
     value = entity.properties.get(source)
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         return ""
-    return str(value).strip()
+    return whole_number(str(value).strip())
 
 
 def _date_value(raws: tuple[str, ...], kind: FieldKind) -> int | None:

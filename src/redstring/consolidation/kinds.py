@@ -163,9 +163,20 @@ def _text(value: object) -> str | None:
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int | float | str):
-        text = str(value).strip()
+        text = whole_number(str(value).strip())
         return text or None
     return None
+
+
+_WHOLE_FLOAT = re.compile(r"(-?\d+)\.0+")
+
+
+def whole_number(text: str) -> str:
+    """ "19560409.0" as "19560409": a column of whole numbers with empty cells is
+    written as floats (pandas, spreadsheets, JSON numbers), and its dates, id numbers
+    and postcodes read as such would be phone numbers, or left out."""
+    match = _WHOLE_FLOAT.fullmatch(text)
+    return match.group(1) if match else text
 
 
 def _name_text(entity: Entity) -> str | None:

@@ -305,6 +305,37 @@ def _levels_of_pairs(
     return np.asarray(_levels(evidence.columns, left, right))
 
 
+def test_whole_numbers_written_as_floats_are_read_as_the_numbers() -> None:
+    """Catches a CSV written by pandas (a column of whole numbers with empty cells
+    becomes floats: "19560409.0", "7452.0") read as phone numbers or left out: its
+    birth dates, id numbers and postcodes are what tells people apart."""
+    from redstring.consolidation.comparisons import build_columns, compare
+
+    rng = random.Random(8)
+    entities = []
+    for k in range(120):
+        born = f"19{rng.randint(20, 99)}{rng.randint(1, 12):02d}{rng.randint(1, 28):02d}"
+        props = {
+            "given_name": rng.choice(GIVEN),
+            "surname": rng.choice(FAMILY),
+            "date_of_birth": f"{born}.0" if k % 10 else "",
+            "soc_sec_id": f"{rng.randint(1000000, 9999999)}.0",
+            "postcode": f"{rng.randint(2000, 8999)}.0",
+        }
+        entities.append(_entity(f"f{k}", "x", "Person", props))
+    entities.append(_entity("f-int", "x", "Person", {"postcode": 2280}))
+    entities.append(_entity("f-float", "x", "Person", {"postcode": 2280.0}))
+    kinds = {f.name: f.kind for f in detect_fields(entities).used}
+    assert kinds["date_of_birth"] is FieldKind.DATE
+    assert kinds["soc_sec_id"] is FieldKind.IDENTIFIER
+    assert kinds["postcode"] is FieldKind.POSTCODE
+    [column] = build_columns(
+        entities, [f for f in detect_fields(entities).used if f.name == "postcode"]
+    )
+    n = len(entities)
+    assert compare(column, np.asarray([n - 2]), np.asarray([n - 1])).tolist() == [column.levels - 1]
+
+
 def test_a_house_number_without_its_street_is_no_address() -> None:
     """Catches a lone house number ("96") compared with "96 Harbour Street": every
     street has a 96, and a token-set score would call them the same."""
