@@ -336,6 +336,44 @@ def test_whole_numbers_written_as_floats_are_read_as_the_numbers() -> None:
     assert compare(column, np.asarray([n - 2]), np.asarray([n - 1])).tolist() == [column.levels - 1]
 
 
+def test_every_pairs_levels_counted_by_value_pairs_are_the_pairs_own() -> None:
+    """Catches the exact u count of a small workspace (each pair of distinct values
+    compared once, weighed by the record pairs holding it) drifting from comparing
+    every record pair: a value pair counted twice or not at all, missing values, a
+    name part read crossed or reversed, or a list, each counted wrongly."""
+    from redstring.consolidation.comparisons import build_columns
+    from redstring.consolidation.record_model import _every_pair_counts, _levels
+
+    rng = random.Random(9)
+    entities = []
+    for k in range(160):
+        given, family = rng.choice(GIVEN), rng.choice(FAMILY)
+        roll = rng.random()
+        if roll < 0.05:
+            given, family = family, given
+        elif roll < 0.10:
+            given, family = family, ""
+        props: dict[str, Any] = {"given_name": given, "family_name": family}
+        if rng.random() < 0.8:
+            props["born"] = (
+                f"18{rng.randint(10, 99)}-{rng.randint(1, 12):02d}-{rng.randint(1, 9):02d}"
+            )
+        if rng.random() < 0.7:
+            props["tags"] = "; ".join(rng.sample(["ab", "cd", "ef", "gh", "ij"], 2))
+        props["town"] = rng.choice(["york", "leeds", "hull", "bath", ""])
+        entities.append(_entity(f"e{k}", f"{given} {family}".strip() or "x", "Person", props))
+    columns = build_columns(entities, detect_fields(entities).used)
+    assert any(c.crossed is not None for c in columns)
+    assert any(c.spec.kind is FieldKind.LIST for c in columns)
+    n = len(entities)
+    left, right = (np.asarray(side, dtype=np.int64) for side in np.triu_indices(n, k=1))
+    levels = _levels(columns, left, right)
+    counted = _every_pair_counts(columns, n)
+    for f, column in enumerate(columns):
+        every = np.bincount(levels[:, f], minlength=column.levels).astype(float)
+        assert counted[f].tolist() == every.tolist(), column.spec.name
+
+
 def test_a_house_number_without_its_street_is_no_address() -> None:
     """Catches a lone house number ("96") compared with "96 Harbour Street": every
     street has a 96, and a token-set score would call them the same."""
