@@ -6,7 +6,9 @@ The fake embedder keeps these fast; the demo test runs the real local model once
 from __future__ import annotations
 
 import json
+import math
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -271,6 +273,30 @@ def test_consolidate_reports_field_kinds_and_takes_overrides(tmp_path: Path) -> 
     bar = report["start_bars"]["Person"]
     assert bar is None or isinstance(bar, float)
     assert ("no start bar" if bar is None else f"from log-odds {bar:.1f}") in again.stdout
+
+
+def test_consolidate_says_when_people_are_known_by_names_alone(tmp_path: Path) -> None:
+    """Catches the cautious bar for people whose scores show no two groups going
+    unreported (a user would not know why so few merged), or reported for people
+    whose fields do separate them."""
+    rng = random.Random(6)
+    syllables = ["ka", "lo", "mi", "ren", "sa", "to", "vel", "dor", "an", "be", "ki", "mur"]
+    given = [a + b for a in syllables[:6] for b in syllables[6:]][:30]
+    family = [a + b + "s" for a in syllables[6:] for b in syllables[:7]][:40]
+    rows = ["id,first_name,surname"]
+    rows += [f"{k},{rng.choice(given)},{rng.choice(family)}" for k in range(400)]
+    (tmp_path / "names.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert redstring("init", "--embedder", "fake", cwd=tmp_path).returncode == 0
+    ingest = redstring("ingest", "names.csv", "--type", "Person", "--id-column", "id", cwd=tmp_path)
+    assert ingest.returncode == 0, ingest.stderr
+    result = redstring("consolidate", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["unseparated"] == ["Person"]
+    assert report["start_bars"]["Person"] == pytest.approx(math.log(1e4))
+    again = redstring("consolidate", cwd=tmp_path)
+    assert "no two separate groups" in again.stdout
+    assert "(10,000 to 1)" in again.stdout
 
 
 def test_search_context_prints_and_emits_passages_with_spans(workspace: Path) -> None:

@@ -303,9 +303,10 @@ def _print_consolidation(report: ConsolidationReport) -> None:
             bar = report.start_bars[entity_type]
             if entity_type in report.unseparated:
                 console.print(
-                    "  these records' scores show no two separate groups (their fields "
-                    "cannot tell duplicates from namesakes): a pair starts a merge only "
-                    f"from log-odds {bar:.1f} (10,000 to 1)"
+                    "  these people's scores show no two separate groups (fields that "
+                    "cannot tell duplicates from namesakes, or pairs mostly beyond "
+                    "any doubt either way): a pair starts a merge only from log-odds "
+                    f"{bar:.1f} (10,000 to 1)"
                 )
             else:
                 console.print(
