@@ -165,7 +165,10 @@ def name_columns(columns: Sequence[str], requested: str | None) -> tuple[str, ..
     whole = [
         column
         for column in columns
-        if "name" in column.lower() and (parts[column] is None or "full" in column.lower())
+        if "name" in column.lower()
+        # pandas writes its row index as "Unnamed: 0": no name, whatever it says.
+        and not column.lower().startswith("unnamed")
+        and (parts[column] is None or "full" in column.lower())
     ]
     if len(whole) == 1:
         return (whole[0],)

@@ -114,6 +114,7 @@ def test_a_mapping_needs_exactly_one_type_source() -> None:
     ("columns", "chosen"),
     [
         (["id", "Name", "full_name"], ("Name",)),
+        (["Unnamed: 0", "rec_id", "given_name", "surname"], ("given_name", "surname")),
         (["id", "display_name", "given_name", "family_name"], ("display_name",)),
         (["id", "fullname", "city"], ("fullname",)),
         (
