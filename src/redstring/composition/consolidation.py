@@ -221,6 +221,7 @@ class Consolidator:
         known = {entity.id: entity for entity in entities}
         if await log.last_position() != seen:
             known = {}
+        bars = {t: TrainedModel.from_dict(model).start_logit for t, model in plan.models.items()}
         report = ConsolidationReport(
             entities=len(entities),
             bands=dict(plan.band_counts),
@@ -233,14 +234,8 @@ class Consolidator:
             },
             left_out={t: dict(r.left_out) for t, r in plan.fields.items()},
             models_reused=list(plan.reused_models),
-            start_bars={
-                t: TrainedModel.from_dict(model).start_logit for t, model in plan.models.items()
-            },
-            unseparated=sorted(
-                t
-                for t, model in plan.models.items()
-                if TrainedModel.from_dict(model).start_logit == UNSEPARATED_PEOPLE_LOGIT
-            ),
+            start_bars=bars,
+            unseparated=sorted(t for t, bar in bars.items() if bar == UNSEPARATED_PEOPLE_LOGIT),
         )
         for entity_type, model in sorted(plan.models.items()):
             if entity_type in plan.reused_models:

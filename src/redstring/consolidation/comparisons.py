@@ -22,12 +22,11 @@ from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler
 
 from redstring.consolidation.dates import parse_date
 from redstring.consolidation.kinds import (
-    NAME_FIELD,
     FieldKind,
     FieldSpec,
+    field_text,
     list_separator,
     name_remainder,
-    whole_number,
 )
 from redstring.consolidation.names import (
     core_tokens,
@@ -35,7 +34,6 @@ from redstring.consolidation.names import (
     not_a_surname,
     raw_tokens,
 )
-from redstring.domain.entity import named_by_key
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -155,12 +153,7 @@ def _factorise(values: Sequence[str]) -> tuple[npt.NDArray[np.int64], npt.NDArra
 
 
 def _raw(entity: Entity, source: str) -> str:
-    if source == NAME_FIELD:
-        return "" if named_by_key(entity) else entity.name
-    value = entity.properties.get(source)
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        return ""
-    return whole_number(str(value).strip())
+    return field_text(entity, source) or ""
 
 
 def _date_value(raws: tuple[str, ...], kind: FieldKind) -> int | None:

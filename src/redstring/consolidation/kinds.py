@@ -179,15 +179,19 @@ def whole_number(text: str) -> str:
     return match.group(1) if match else text
 
 
-def _name_text(entity: Entity) -> str | None:
-    """The entity's name as evidence: none when it only repeats its record's key."""
-    return None if named_by_key(entity) else entity.name
+def field_text(entity: Entity, key: str) -> str | None:
+    """What an entity holds for a field (`NAME_FIELD`: its name), as detection and
+    comparison read it; None when missing. A name that only repeats its record's key
+    is no evidence of who the entity is."""
+    if key == NAME_FIELD:
+        return None if named_by_key(entity) else entity.name
+    return _text(entity.properties.get(key))
 
 
 def _values(entities: Sequence[Entity], key: str) -> list[str]:
     out = []
     for entity in entities:
-        text = _name_text(entity) if key == NAME_FIELD else _text(entity.properties.get(key))
+        text = field_text(entity, key)
         if text:
             out.append(text)
     return out
@@ -484,7 +488,7 @@ def _drop_composite_names(
     for key in composites:
         checked = held = rest = 0
         for entity in entities:
-            whole = _name_text(entity) if key == NAME_FIELD else _text(entity.properties.get(key))
+            whole = field_text(entity, key)
             values = [v for p in parts if (v := _text(entity.properties.get(p)))]
             if not whole or len(values) < 2:
                 continue

@@ -974,8 +974,10 @@ def train(
             trained.start_logit = UNSEPARATED_PEOPLE_LOGIT
     start = trained.start_logit
     if names_decide(columns, start):
+        # The gate only lowers scores to 0: applied to the scores at hand, not
+        # recomputed from the levels (1.7M pairs on people-names at 50k).
         evidence.names_only = True
-        evidence.probabilities = evidence._from_levels(levels, pairs[:, 0], pairs[:, 1])
+        evidence.probabilities = evidence._gate(levels, evidence.probabilities)
         logits = _logits(evidence.probabilities)
     evidence.can_start = logits >= start if start is not None else np.ones(len(pairs), dtype=bool)
     return evidence
