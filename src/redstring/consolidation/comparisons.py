@@ -70,7 +70,7 @@ LEVELS: dict[FieldKind, tuple[str, ...]] = {
     # A site's pages and its home page are one site; two sites are two, however alike.
     FieldKind.WEBSITE: ("different", "same site", "exact"),
     FieldKind.ADDRESS: ("different", "token set>=0.70", "token set>=0.90", "exact"),
-    FieldKind.CATEGORY: ("different", "exact"),
+    FieldKind.CATEGORY: ("different", "jw>=0.88", "exact"),
     FieldKind.TEXT: (
         "different", "token set>=0.60", "token set>=0.80", "token set>=0.95", "exact",
     ),
@@ -543,8 +543,6 @@ def _fill(
         edits = _one_edit(lt, rt)
         put(swapped | edits, 5)
         return
-    if kind is FieldKind.CATEGORY:
-        return
     if kind is FieldKind.LIST:
         any_shared, rare_shared = _shared(column, left, right)
         put(any_shared > 0, 2)
@@ -594,6 +592,8 @@ def _fill(
         put(jw >= 0.80, 2)
         put(_similarity(fuzz.token_set_ratio, lt, rt, 85.0) >= 85, 3)
         put(jw >= 0.92, 4)
+    elif kind is FieldKind.CATEGORY:
+        put(jw >= 0.88, 2)
     else:  # family names, localities
         put(jw >= 0.80, 2)
         put(jw >= 0.92, 3)

@@ -54,6 +54,10 @@ STREET_SHARE = 0.5
 #: Share of an integer column's values written at its commonest length for it to be
 #: a code; counts spread over lengths (1..5000 is 80% four-digit).
 CODE_WIDTH_SHARE = 0.95
+#: Share of a column's sampled values its ten commonest must hold for a column
+#: named for a class (`_CLASS_WORDS`) to be a category: the bench's occupations
+#: 0.43-0.53, where free-form job titles, one per person, would hold a few percent.
+CATEGORY_TOP_SHARE = 0.2
 
 
 class FieldKind(StrEnum):
@@ -153,6 +157,15 @@ _HOUSE_NUMBER_WORDS = frozenset(
 _PLACE_WORDS = (
     "city", "town", "suburb", "locality", "village", "place", "parish", "county",
     "district", "municipality", "ort", "ville", "stadt", "gemeinde", "region",
+)  # fmt: skip
+#: Words of a column name that say it holds classes a record falls in: an occupation
+#: shaped like a surname ("Painter", "Mason") is none. Values alone cannot say:
+#: trades repeat a few values, and so do surnames where a few are most people's
+#: (Kim, Lee, Park; Nguyen).
+_CLASS_WORDS = (
+    "occupation", "job", "profession", "trade", "role", "category", "type", "class",
+    "status", "industry", "sector", "genre", "beruf", "metier", "profesion",
+    "professione", "beroep", "yrke", "erhverv",
 )  # fmt: skip
 _ADDRESS_WORDS = ("address", "addr", "street", "strasse", "adresse", "road")
 _DAY_HINTS = ("day", "dd")
@@ -373,9 +386,20 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
         return FieldKind.ADDRESS, f"street names ({streets:.0%} name a street type)"
     if key != NAME_FIELD and len(values) >= 50 and (ratio <= 0.05 or distinct <= 12):
         return FieldKind.CATEGORY, f"{distinct} distinct values"
+    if key != NAME_FIELD and len(values) >= 50 and _categorical(key, values):
+        return FieldKind.CATEGORY, f"{distinct} distinct values; the column name says a class"
     if alpha_share < SHAPE_SHARE:
         return FieldKind.IGNORE, "mostly without letters"
     return _name_kind(key, values, entity_kind, mean_tokens)
+
+
+def _categorical(key: str, values: Sequence[str]) -> bool:
+    """Whether a column of many distinct values still names classes ("politician",
+    "cricketer"): its name says so and its commonest values fill much of it."""
+    if name_part(key) is not None or not _named(key, _CLASS_WORDS):
+        return False
+    top = sum(n for _, n in Counter(values).most_common(10))
+    return top >= CATEGORY_TOP_SHARE * len(values)
 
 
 def _name_kind(

@@ -751,6 +751,22 @@ def test_list_levels_tell_common_from_rare_shared_values() -> None:
     assert compare(column, left, right).tolist() == [5, 3, 2, 4]
 
 
+def test_category_levels_read_a_misspelt_class_as_close_not_different() -> None:
+    """Catches a category compared only for equality: "cricketer" / "cricketr" (a
+    typo) or "football player" / "football manager" would weigh as two classes."""
+    from redstring.consolidation.comparisons import build_columns, compare
+    from redstring.consolidation.kinds import FieldSpec
+
+    cells = ["cricketer", "cricketr", "football player", "football manager", "poet", "cricketer"]
+    entities = [_entity(f"c{k}", f"n{k}", "Thing", {"trade": cell}) for k, cell in enumerate(cells)]
+    spec = FieldSpec(name="trade", kind=FieldKind.CATEGORY, sources=("trade",), reason="test")
+    (column,) = build_columns(entities, [spec])
+    left = np.asarray([0, 2, 0, 0], dtype=np.int64)
+    right = np.asarray([1, 3, 4, 5], dtype=np.int64)
+    # typo: close; related classes: close; another class: different; same: exact
+    assert compare(column, left, right).tolist() == [2, 2, 1, 3]
+
+
 _WORDS = [
     "adaptive", "bayesian", "causal", "dense", "efficient", "federated", "graph",
     "hierarchical", "implicit", "joint", "kernel", "latent", "sparse", "robust",
@@ -1272,3 +1288,35 @@ def test_a_family_name_cell_holding_only_a_suffix_is_no_surname_to_disagree_with
     left = np.asarray([0, 0, 2, 3, 4, 1, 0])
     right = np.asarray([1, 2, 1, 5, 1, 5, 6])
     assert compare(column, left, right).tolist() == [0, 0, 0, 0, 1, top, 0]
+
+
+_TRADES = [
+    f"{a} {b}" if b else a
+    for a in ("painter", "writer", "cricketer", "politician", "engineer", "priest", "poet")
+    for b in ("", "and critic", "of note", "manager", "teacher", "assistant", "umpire")
+]
+
+
+def test_an_occupation_column_is_a_category_however_many_trades_it_holds() -> None:
+    """Catches trades compared as family names (`occupation: family_name` in the
+    report): a one-word trade is shaped like a surname, and 49 of them over 300
+    records are too many distinct values to be a category by count alone. A
+    surname column as concentrated keeps its kind: its name says no class."""
+    rng = random.Random(5)
+    entities = [
+        _entity(
+            f"o{i}",
+            f"{rng.choice(GIVEN)} {rng.choice(FAMILY)}",
+            "Person",
+            {
+                "Beruf": rng.choice(_TRADES[:10]) if rng.random() < 0.5 else rng.choice(_TRADES),
+                "familienname": rng.choice(FAMILY[:20]),
+            },
+        )
+        for i in range(300)
+    ]
+    report = detect_fields(entities)
+    kinds = {f.name: f.kind for f in report.used}
+    assert kinds["Beruf"] is FieldKind.CATEGORY
+    assert kinds["familienname"] is FieldKind.FAMILY_NAME
+    assert "class" in next(f.reason for f in report.used if f.name == "Beruf")
