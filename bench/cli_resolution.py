@@ -44,6 +44,7 @@ DEFAULT_SETS = [
     "people-export:10000",
     "people-registry:10000",
     "people-parts:10000",
+    "restaurants",
     "listings",
 ]
 SEED = 17

@@ -96,6 +96,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-au": [5000],
     "people-names": [5000, None],
     "people-febrl": [1000, 5000, 10000],
+    "restaurants": [None],
     "listings": [None],
     "articles": [None],
 }
@@ -745,6 +746,35 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                     cl.ExactMatch("city").configure(term_frequency_adjustments=True),
                     cl.LevenshteinAtThresholds("phone", [1, 2]),
                     cl.ExactMatch("category").configure(term_frequency_adjustments=True),
+                ],
+            ),
+            [block_on("name", "city"), block_on("phone")],
+            0.6,
+            [block_on("phone"), block_on("substr(name,1,4)")],
+        )
+    if kind == "restaurants":
+        # Two guides' listings: the docs' configuration for names, addresses and a
+        # phone, the phone compared by its digits.
+        frame = {
+            "unique_id": ids,
+            "name": _column(records, "name", _org_name),
+            "addr": _column(records, "addr"),
+            "city": _column(records, "city"),
+            "phone": _column(records, "phone", _digits),
+            "type": _column(records, "type"),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [block_on("substr(name,1,4)"), block_on("phone"), block_on("addr", "city")],
+                [
+                    cl.JaroWinklerAtThresholds("name", [0.95, 0.88, 0.7]).configure(
+                        term_frequency_adjustments=True
+                    ),
+                    cl.JaroWinklerAtThresholds("addr", [0.9, 0.7]),
+                    cl.ExactMatch("city").configure(term_frequency_adjustments=True),
+                    cl.LevenshteinAtThresholds("phone", [1, 2]),
+                    cl.ExactMatch("type").configure(term_frequency_adjustments=True),
                 ],
             ),
             [block_on("name", "city"), block_on("phone")],

@@ -74,6 +74,14 @@ Sets (columns exactly as a user's CSV would hold them):
 ``people-names`` (from historical_figures_50k; ``--id-column unique_id``, no name
     column): ``unique_id``, ``first_name``, ``surname`` as shipped and nothing else --
     only the names can tell a duplicate from a namesake.
+``restaurants`` (name pools from historical_figures_50k; ``--type Organization
+    --id-column id``, no name column): two restaurant guides in the layout of the
+    classic two-guide restaurant set: ``id``; ``name``; ``addr``; ``city``; ``phone``;
+    ``type``. 760 synthetic restaurants (six metro areas, names made of the source's
+    given names and surnames with restaurant words), 15% in both guides, the rest in
+    one; 4% share another's name (a chain). Each guide writes phones, street types and
+    cuisines its own way; the second also rewords names, files some under the metro
+    area and has a new number for 8%.
 ``listings`` (from patstat_company_names; ``--type Organization --id-column listing_id``)
     ``listing_id``; ``name`` (the filed name, corrupted as below); ``street``;
     ``city``; ``phone``; ``category`` (from the record's first IPC section).
@@ -934,6 +942,155 @@ def articles(documents: list[dict[str, Any]], seed: int) -> RecordSet:
     return RecordSet("articles", "Article", "article_id", "headline", rows, gold)
 
 
+# --------------------------------------------------------------------------- two guides
+
+#: Metro area -> (its area codes, the places a guide files its restaurants under).
+GUIDE_METROS = {
+    "los angeles": (
+        ("213", "310", "818"),
+        ("los angeles", "hollywood", "west hollywood", "santa monica", "beverly hills",
+         "pasadena", "studio city", "venice"),
+    ),
+    "new york": (("212", "718"), ("new york", "brooklyn", "queens")),
+    "san francisco": (("415", "510"), ("san francisco", "berkeley", "oakland")),
+    "atlanta": (("404", "770"), ("atlanta", "decatur", "marietta")),
+    "las vegas": (("702",), ("las vegas",)),
+    "chicago": (("312", "773"), ("chicago", "evanston")),
+}  # fmt: skip
+#: Cuisine as the first guide files it -> as the second does (most the same word).
+GUIDE_TYPES = {
+    "american": "american (new)", "italian": "italian", "french": "french (classic)",
+    "californian": "californian", "asian": "pan-asian", "steakhouses": "steak houses",
+    "coffee shops": "coffeehouses", "mexican": "mexican", "chinese": "chinese",
+    "japanese": "japanese", "seafood": "seafood", "delis": "delicatessen",
+    "southern": "southern/soul", "continental": "continental", "indian": "indian",
+    "thai": "thai", "mediterranean": "mediterranean", "pizza": "pizza",
+    "hamburgers": "hamburgers", "cajun": "cajun/creole", "greek": "greek",
+    "vegetarian": "vegetarian", "spanish": "spanish", "diners": "diner",
+    "bbq": "barbecue", "eclectic": "eclectic", "russian": "russian",
+    "middle eastern": "middle eastern", "noodle shops": "noodles",
+    "caribbean": "caribbean",
+}  # fmt: skip
+GUIDE_STREETS = (
+    "main", "sunset", "wilshire", "melrose", "la cienega", "broadway", "madison",
+    "lexington", "columbus", "peachtree", "ponce de leon", "market", "mission",
+    "valencia", "fillmore", "ocean", "santa monica", "ventura", "michigan", "clark",
+    "state", "hudson", "spring", "grand", "flamingo", "paradise", "first", "third",
+)  # fmt: skip
+#: A street type -> how the first guide and the second abbreviate it.
+GUIDE_STREET_TYPES = {
+    "boulevard": ("blvd.", "blvd"), "avenue": ("ave.", "ave"), "street": ("st.", "st"),
+    "road": ("rd.", "rd"), "drive": ("dr.", "dr"), "place": ("pl.", "place"),
+}  # fmt: skip
+GUIDE_WORDS = (
+    "grill", "cafe", "kitchen", "bistro", "trattoria", "house", "room", "bar", "diner",
+    "garden", "place", "tavern", "brasserie", "oyster bar", "steakhouse", "cantina",
+    "noodle house", "chop house", "table", "pizzeria",
+)  # fmt: skip
+GUIDE_IDENTITIES = 760
+#: Share of restaurants both guides list (the duplicates); the rest are in one.
+GUIDE_BOTH = 0.15
+#: Share of restaurants taking another's name (a chain's other branch).
+GUIDE_CHAINS = 0.04
+
+
+def _guide_name(pools: dict[str, list[str]], r: random.Random) -> str:
+    given, family = r.choice(pools["given"]), r.choice(pools["surname"])
+    word = r.choice(GUIDE_WORDS)
+    return r.choice(
+        (
+            f"{given}'s",
+            f"{family}'s {word}",
+            f"{given} & {family}",
+            f"cafe {family}",
+            f"chez {given}",
+            f"the {family} {word}",
+            f"{given} {family}'s {word}",
+            f"{family}",
+            f"la {word} {family}",
+            f"{word} on {r.choice(GUIDE_STREETS)}",
+        )
+    )
+
+
+def _guide_original(
+    pools: dict[str, list[str]], seed: int, identity: str, names: list[str]
+) -> dict[str, str]:
+    r = rng(seed, "guide", identity)
+    metro = r.choice(list(GUIDE_METROS))
+    codes, places = GUIDE_METROS[metro]
+    name = r.choice(names) if names and r.random() < GUIDE_CHAINS else _guide_name(pools, r)
+    street = r.choice(GUIDE_STREETS)
+    direction = r.choice(("", "", "", "n. ", "s. ", "w. ", "e. "))
+    return {
+        "name": name,
+        "number": str(r.randrange(1, 12000)),
+        "direction": direction,
+        "street": street,
+        "street_type": r.choice(list(GUIDE_STREET_TYPES)),
+        "metro": metro,
+        "city": r.choice(places),
+        "phone": r.choice(codes) + str(r.randrange(2, 10)) + f"{r.randrange(10**6):06d}",
+        "type": r.choice(list(GUIDE_TYPES)),
+    }
+
+
+def _guide_row(facts: dict[str, str], guide: int, r: random.Random) -> dict[str, str]:
+    """How one guide writes a restaurant: its own phone, address, type and place
+    conventions; the second guide's editors also reword names."""
+    name, city, kind = facts["name"], facts["city"], facts["type"]
+    digits = facts["phone"]
+    if guide == 1:
+        if name.startswith("the ") and r.random() < 0.5:
+            name = name[4:]
+        if "&" in name and r.random() < 0.5:
+            name = name.replace("&", "and")
+        if "'s" in name and r.random() < 0.2:
+            name = name.replace("'s", "s")
+        if r.random() < 0.15:
+            name = f"{name} ({facts['city']})"
+        if r.random() < 0.08:
+            name = typo(name, r)
+        if r.random() < 0.4:
+            city = facts["metro"]
+        kind = GUIDE_TYPES[kind]
+        if r.random() < 0.08:  # a new number since the other guide went to print
+            digits = digits[:3] + str(r.randrange(2, 10)) + f"{r.randrange(10**6):06d}"
+    short = GUIDE_STREET_TYPES[facts["street_type"]][guide]
+    street_type = facts["street_type"] if guide == 1 and r.random() < 0.3 else short
+    address = f"{facts['number']} {facts['direction']}{facts['street']} {street_type}"
+    if guide == 1 and r.random() < 0.05:
+        address = f"{replace_digit(facts['number'], r)} {facts['street']} {street_type}"
+    phone = (
+        f"{digits[:3]}/{digits[3:6]}-{digits[6:]}"
+        if guide == 0
+        else f"{digits[:3]}-{digits[3:6]}-{digits[6:]}"
+    )
+    return {"name": name, "addr": address, "city": city, "phone": phone, "type": kind}
+
+
+def restaurants(source: list[dict[str, str]], seed: int) -> RecordSet:
+    pools = {
+        "given": [row["first_name"] for row in source if row["first_name"]],
+        "surname": [row["surname"] for row in source if row["surname"]],
+    }
+    keyed: list[tuple[int, dict[str, str], str]] = []
+    names: list[str] = []
+    for number in range(GUIDE_IDENTITIES):
+        identity = f"g{number:04d}"
+        facts = _guide_original(pools, seed, identity, names)
+        names.append(facts["name"])
+        d = rng(seed, "guides", identity).random()
+        guides = (0, 1) if d < GUIDE_BOTH else ((0,) if d < (1 + GUIDE_BOTH) / 2 else (1,))
+        for guide in guides:
+            r = rng(seed, "guide-row", identity, guide)
+            row = _guide_row(facts, guide, r)
+            keyed.append((_hashed(f"{seed}:{identity}:{guide}", 1 << 62), row, identity))
+    keyed.sort(key=lambda item: item[0])
+    rows = [{"id": str(i), **row} for i, (_, row, _) in enumerate(keyed)]
+    return RecordSet("restaurants", "Organization", "id", None, rows, [g for *_, g in keyed])
+
+
 def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     """One named set, full size."""
     if name in {
@@ -947,8 +1104,11 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
         "people-au",
         "people-names",
         "people-febrl",
+        "restaurants",
     }:
         source = read_rows(PEOPLE_FILE, data)
+        if name == "restaurants":
+            return restaurants(source, seed)
         if name == "people-50k":
             return people_50k(source)
         if name == "people-names":
@@ -989,6 +1149,7 @@ SETS = (
     "people-au",
     "people-names",
     "people-febrl",
+    "restaurants",
     "listings",
     "articles",
 )

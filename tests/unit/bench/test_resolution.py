@@ -277,6 +277,26 @@ def test_listings_derive_category_from_ipc_and_keep_gold_apart() -> None:
     assert "cluster" not in patstat.rows[0]
 
 
+def test_restaurant_guides_list_some_places_twice_each_in_their_own_style() -> None:
+    """Catches a two-guide set whose duplicates are copies (nothing for a resolver to
+    undo), whose guides write alike, or that leaks the gold identity."""
+    source = [person(f"R{k}", f"R{k}", f"given{k % 7}", f"family{k % 11}", "") for k in range(40)]
+    guides = v.restaurants(source, seed=3)
+    assert guides.rows == v.restaurants(source, seed=3).rows
+    assert guides.name_column is None
+    assert list(guides.rows[0]) == ["id", "name", "addr", "city", "phone", "type"]
+    members: dict[str, list[dict[str, str]]] = {}
+    for row, gold in zip(guides.rows, guides.gold, strict=True):
+        members.setdefault(gold, []).append(row)
+    twice = [rows for rows in members.values() if len(rows) == 2]
+    assert len(members) == v.GUIDE_IDENTITIES
+    assert 0.10 < len(twice) / len(members) < 0.20
+    assert max(len(rows) for rows in members.values()) == 2
+    # One guide writes "310/246-1501", the other "310-246-1501": every pair differs.
+    assert all(sorted("/" in row["phone"] for row in rows) == [False, True] for rows in twice)
+    assert all(re.fullmatch(r"\d{3}[/-]\d{3}-\d{4}", r["phone"]) for r in guides.rows)
+
+
 def test_households_share_what_a_home_shares_and_nothing_else() -> None:
     """Catches a household variant that copies identity facts (id number, given
     name) to the member, or forms households a sample would split."""
