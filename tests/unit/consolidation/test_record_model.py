@@ -377,7 +377,7 @@ def test_every_pairs_levels_counted_by_value_pairs_are_the_pairs_own() -> None:
 def test_a_house_number_without_its_street_is_no_address() -> None:
     """Catches a lone house number ("96") compared with "96 Harbour Street": every
     street has a 96, and a token-set score would call them the same."""
-    from redstring.consolidation.comparisons import build_columns, compare
+    from redstring.consolidation.comparisons import LEVELS, build_columns, compare
     from redstring.consolidation.kinds import FieldSpec
 
     rows = [("96", "harbour street"), ("96", ""), ("96", "harbour street")]
@@ -386,7 +386,8 @@ def test_a_house_number_without_its_street_is_no_address() -> None:
     ]
     spec = FieldSpec(name="no+street", kind=FieldKind.ADDRESS, sources=("no", "street"), reason="")
     (column,) = build_columns(entities, [spec])
-    assert compare(column, np.asarray([0, 0]), np.asarray([1, 2])).tolist() == [0, 4]
+    exact = len(LEVELS[FieldKind.ADDRESS])
+    assert compare(column, np.asarray([0, 0]), np.asarray([1, 2])).tolist() == [0, exact]
 
 
 def test_dates_in_common_formats_normalise_alike() -> None:
@@ -765,6 +766,31 @@ def test_category_levels_read_a_misspelt_class_as_close_not_different() -> None:
     right = np.asarray([1, 3, 4, 5], dtype=np.int64)
     # typo: close; related classes: close; another class: different; same: exact
     assert compare(column, left, right).tolist() == [2, 2, 1, 3]
+
+
+def test_another_house_number_on_one_street_is_its_own_address_level() -> None:
+    """Catches addresses compared by their words alone: two restaurants of one name
+    at 3182 and 7386 on one street were merged; two mistyped copies of one number
+    (each one edit from it) must not count as two addresses."""
+    from redstring.consolidation.comparisons import LEVELS, build_columns, compare
+    from redstring.consolidation.kinds import FieldSpec
+
+    cells = [
+        "3182 n. la cienega ave", "7386 n. la cienega ave", "59 holly close",
+        "76 holly close", "flat 5 12 main street", "12 main street",
+    ]  # fmt: skip
+    cells += [f"{k} filler road" for k in range(30)]
+    entities = [_entity(f"a{k}", f"n{k}", "Thing", {"addr": cell}) for k, cell in enumerate(cells)]
+    spec = FieldSpec(name="addr", kind=FieldKind.ADDRESS, sources=("addr",), reason="test")
+    (column,) = build_columns(entities, [spec])
+    names = LEVELS[FieldKind.ADDRESS]
+    levels = compare(column, np.asarray([0, 2, 4]), np.asarray([1, 3, 5])).tolist()
+    # two typos of 79 are two edits apart; the flat's house number is the other's
+    assert [names[level - 1] for level in levels] == [
+        "another house number",
+        "token set>=0.70",
+        "token set>=0.90",
+    ]
 
 
 _WORDS = [
