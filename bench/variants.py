@@ -79,9 +79,10 @@ Sets (columns exactly as a user's CSV would hold them):
     classic two-guide restaurant set: ``id``; ``name``; ``addr``; ``city``; ``phone``;
     ``type``. 760 synthetic restaurants (six metro areas, names made of the source's
     given names and surnames with restaurant words), 15% in both guides, the rest in
-    one; 4% share another's name (a chain). Each guide writes phones, street types and
-    cuisines its own way; the second also rewords names, files some under the metro
-    area and has a new number for 8%.
+    one; 4% share another's name (a chain); 5% are rooms of a few hotels, with
+    the hotel's address, number and name ("the carlton cafe" / "... grill"). Each
+    guide writes phones, street types and cuisines its own way; the second also
+    rewords names, files some under the metro area and has a new number for 8%.
 ``listings`` (from patstat_company_names; ``--type Organization --id-column listing_id``)
     ``listing_id``; ``name`` (the filed name, corrupted as below); ``street``;
     ``city``; ``phone``; ``category`` (from the record's first IPC section).
@@ -992,6 +993,10 @@ GUIDE_IDENTITIES = 760
 GUIDE_BOTH = 0.15
 #: Share of restaurants taking another's name (a chain's other branch).
 GUIDE_CHAINS = 0.04
+#: Share of restaurants in a hotel, mostly beside others of the set: the hotel's
+#: address, switchboard number and name before their own ("the carlton cafe").
+GUIDE_HOTELS = 0.05
+GUIDE_HOTEL_ROOMS = ("cafe", "dining room", "grill", "bar", "restaurant", "terrace", "lounge")
 
 
 def _guide_name(pools: dict[str, list[str]], r: random.Random) -> str:
@@ -1014,9 +1019,28 @@ def _guide_name(pools: dict[str, list[str]], r: random.Random) -> str:
 
 
 def _guide_original(
-    pools: dict[str, list[str]], seed: int, identity: str, names: list[str]
+    pools: dict[str, list[str]],
+    seed: int,
+    identity: str,
+    names: list[str],
+    rooms: dict[int, int] | None = None,
 ) -> dict[str, str]:
+    """A restaurant's facts. With `rooms` (restaurants per hotel so far), 5% are in
+    one of a few hotels: the hotel's address, number and name, and a room of their
+    own ("the carlton cafe", "the carlton dining room")."""
     r = rng(seed, "guide", identity)
+    if rooms is not None and r.random() < GUIDE_HOTELS:
+        hotel = r.randrange(int(GUIDE_IDENTITIES * GUIDE_HOTELS / 2.5))
+        room = rooms.get(hotel, 0)
+        if room < len(GUIDE_HOTEL_ROOMS):
+            rooms[hotel] = room + 1
+            facts = _guide_original(pools, seed, f"hotel-{hotel}", [])
+            name = f"the {rng(seed, 'hotel', hotel).choice(pools['surname'])}"
+            return {
+                **facts,
+                "name": f"{name} {GUIDE_HOTEL_ROOMS[room]}",
+                "type": r.choice(list(GUIDE_TYPES)),
+            }
     metro = r.choice(list(GUIDE_METROS))
     codes, places = GUIDE_METROS[metro]
     name = r.choice(names) if names and r.random() < GUIDE_CHAINS else _guide_name(pools, r)
@@ -1076,9 +1100,10 @@ def restaurants(source: list[dict[str, str]], seed: int) -> RecordSet:
     }
     keyed: list[tuple[int, dict[str, str], str]] = []
     names: list[str] = []
+    rooms: dict[int, int] = {}
     for number in range(GUIDE_IDENTITIES):
         identity = f"g{number:04d}"
-        facts = _guide_original(pools, seed, identity, names)
+        facts = _guide_original(pools, seed, identity, names, rooms)
         names.append(facts["name"])
         d = rng(seed, "guides", identity).random()
         guides = (0, 1) if d < GUIDE_BOTH else ((0,) if d < (1 + GUIDE_BOTH) / 2 else (1,))

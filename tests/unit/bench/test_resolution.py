@@ -295,6 +295,11 @@ def test_restaurant_guides_list_some_places_twice_each_in_their_own_style() -> N
     # One guide writes "310/246-1501", the other "310-246-1501": every pair differs.
     assert all(sorted("/" in row["phone"] for row in rows) == [False, True] for rows in twice)
     assert all(re.fullmatch(r"\d{3}[/-]\d{3}-\d{4}", r["phone"]) for r in guides.rows)
+    # A hotel's rooms: two restaurants behind one switchboard number.
+    by_phone: dict[str, set[str]] = {}
+    for row, gold in zip(guides.rows, guides.gold, strict=True):
+        by_phone.setdefault(re.sub(r"\D", "", row["phone"]), set()).add(gold)
+    assert any(len(golds) > 1 for golds in by_phone.values())
 
 
 def test_households_share_what_a_home_shares_and_nothing_else() -> None:
