@@ -585,9 +585,10 @@ def _fill(
         put(ts >= 90, 4)
         # Another house number on a street the two share is a level of its own, below
         # the words the two share ("3182 n. la cienega ave" / "7386 la cienega ave":
-        # two restaurants of one name on one street were one); EM weighs it. Two
-        # copies of one number, each mistyped once, are at most two edits apart
-        # ("59" / "76" for "79"); a flat's number beside the house's can match either.
+        # two restaurants of one name on one street were one); EM weighs it. A
+        # mistyped number is one edit from the other; two copies of a short one, each
+        # mistyped once, two ("59" / "76" for "79": any two 2-digit numbers are, so
+        # they cannot say "another"). A flat's number beside the house's can match.
         alike = np.flatnonzero(ts >= 70)
         if len(alike):
             ln, rn = _house_numbers(lt[alike]), _house_numbers(rt[alike])
@@ -595,7 +596,11 @@ def _fill(
             near = np.zeros(len(alike), dtype=bool)
             for a in range(2):
                 for b in range(2):
-                    near |= _cpdist(DamerauLevenshtein.distance, ln[:, a], rn[:, b], 2) <= 2
+                    apart = _cpdist(DamerauLevenshtein.distance, ln[:, a], rn[:, b], 2)
+                    short = (np.char.str_len(ln[:, a].astype(str)) <= 3) & (
+                        np.char.str_len(rn[:, b].astype(str)) <= 3
+                    )
+                    near |= (apart <= 1) | ((apart <= 2) & short)
             out[rows[alike[both & ~near]]] = 2
         return
     jw = _similarity(JaroWinkler.normalized_similarity, lt, rt, 0.80)

@@ -777,19 +777,22 @@ def test_another_house_number_on_one_street_is_its_own_address_level() -> None:
 
     cells = [
         "3182 n. la cienega ave", "7386 n. la cienega ave", "59 holly close",
-        "76 holly close", "flat 5 12 main street", "12 main street",
+        "76 holly close", "flat 5 12 main street", "12 main street", "4776 lexington st",
+        "4386 lexington st",
     ]  # fmt: skip
     cells += [f"{k} filler road" for k in range(30)]
     entities = [_entity(f"a{k}", f"n{k}", "Thing", {"addr": cell}) for k, cell in enumerate(cells)]
     spec = FieldSpec(name="addr", kind=FieldKind.ADDRESS, sources=("addr",), reason="test")
     (column,) = build_columns(entities, [spec])
     names = LEVELS[FieldKind.ADDRESS]
-    levels = compare(column, np.asarray([0, 2, 4]), np.asarray([1, 3, 5])).tolist()
-    # two typos of 79 are two edits apart; the flat's house number is the other's
+    levels = compare(column, np.asarray([0, 2, 4, 6]), np.asarray([1, 3, 5, 7])).tolist()
+    # two typos of 79 are two edits apart; the flat's house number is the other's;
+    # two edits on a four-digit number are another number
     assert [names[level - 1] for level in levels] == [
         "another house number",
         "token set>=0.70",
         "token set>=0.90",
+        "another house number",
     ]
 
 
