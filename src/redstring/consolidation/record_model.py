@@ -1103,12 +1103,32 @@ def _every_pair_counts(columns: Sequence[FieldColumn], n: int) -> list[npt.NDArr
     joint |= {columns[f].partner for f in joint if columns[f].partner >= 0}
     joint |= {columns[f].cross_partner for f in joint if columns[f].cross_partner >= 0}
     out: list[npt.NDArray[np.float64]] = [np.zeros(c.levels) for c in columns]
-    if joint:
+
+    def count_joint() -> None:
         every = np.triu_indices(n, k=1)
         left, right = every[0].astype(np.int64), every[1].astype(np.int64)
         levels = _levels(columns, left, right, only=joint)
         for f in joint:
             out[f] = np.bincount(levels[:, f], minlength=columns[f].levels).astype(float)
+
+    # The joint fields' every-pair levels and the other fields' value pairs are
+    # counted side by side: the caller's other thread waits on this count (numpy
+    # and rapidfuzz let go of the GIL).
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        joint_counted = pool.submit(count_joint) if joint else None
+        _count_value_pairs(columns, n, joint, out)
+        if joint_counted is not None:
+            joint_counted.result()
+    return out
+
+
+def _count_value_pairs(
+    columns: Sequence[FieldColumn],
+    n: int,
+    joint: Collection[int],
+    out: list[npt.NDArray[np.float64]],
+) -> None:
+    """`_every_pair_counts` of the fields outside `joint`, into `out`."""
     for f, column in enumerate(columns):
         if f in joint:
             continue
@@ -1125,7 +1145,6 @@ def _every_pair_counts(columns: Sequence[FieldColumn], n: int) -> list[npt.NDArr
         out[f][column.levels - 1] += float((many * (many - 1) // 2).sum())
         missing = n - len(held)
         out[f][0] += float(missing * (n - missing) + missing * (missing - 1) // 2)
-    return out
 
 
 def _estimate(
