@@ -95,6 +95,12 @@ CUTOFF_SLACK = 1e-6
 DEDUPLICATE_FROM = 1000
 #: Pairs per batch from which string comparisons run on every core.
 PARALLEL_FROM = 20_000
+#: Pairs from which a batch that covers most of the matrix of its values (at least
+#: 1 / `DENSE_COVER` of it; at most `DENSE_MAX_VALUES` values, 32 MB of scores) is
+#: scored as that matrix (`_Dense`).
+DENSE_FROM = 20_000
+DENSE_COVER = 2.5
+DENSE_MAX_VALUES = 2_000
 
 
 @dataclass
@@ -444,10 +450,56 @@ def _cpdist(
 def _similarity(
     scorer: Any, left: npt.NDArray[np.object_], right: npt.NDArray[np.object_], lowest: float
 ) -> npt.NDArray[np.float64]:
-    """Similarities, exact from `lowest` (the kind's lowest band) up. A score exactly
-    at a cutoff can come back as 0 (rounding inside rapidfuzz): the cutoff sits a
-    hair below so the band's own >= comparison stays exact."""
-    return _cpdist(scorer, left, right, lowest - CUTOFF_SLACK * max(1.0, lowest))
+    """Similarities, exact from `lowest` (the kind's lowest band) up."""
+    return _cpdist(scorer, left, right, _cutoff(lowest))
+
+
+def _cutoff(lowest: float) -> float:
+    """A score exactly at a cutoff can come back as 0 (rounding inside rapidfuzz): the
+    cutoff sits a hair below so the band's own >= comparison stays exact."""
+    return lowest - CUTOFF_SLACK * max(1.0, lowest)
+
+
+@dataclass
+class _Dense:
+    """Pairs that cover most of the matrix of a few values (a small workspace's every
+    value pair, counted for u): scored as that matrix by `process.cdist`, whose
+    batched kernels run several times faster per pair than pair lists do (Jaro-
+    Winkler ~6x, token set ~1.7x on 744 restaurant names)."""
+
+    values: list[str]
+    left: npt.NDArray[np.int64]
+    right: npt.NDArray[np.int64]
+
+    def scores(self, scorer: Any, score_cutoff: float) -> npt.NDArray[np.float64]:
+        matrix = process.cdist(
+            self.values,
+            self.values,
+            scorer=scorer,
+            score_cutoff=score_cutoff,
+            workers=-1,
+            dtype=np.float64,
+        )
+        return np.asarray(matrix[self.left, self.right], dtype=np.float64)
+
+
+def _dense(
+    column: FieldColumn, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
+) -> _Dense | None:
+    if len(left) < DENSE_FROM:
+        return None
+    lc, rc = column.codes[left], column.codes[right]
+    involved = np.unique(np.concatenate([lc, rc]))
+    if len(involved) > DENSE_MAX_VALUES or len(involved) ** 2 > DENSE_COVER * len(left):
+        return None
+    first_row = np.zeros(int(column.codes.max()) + 1, dtype=np.int64)
+    held = np.flatnonzero(column.codes >= 0)
+    first_row[column.codes[held[::-1]]] = held[::-1]
+    return _Dense(
+        values=[str(t) for t in column.text[first_row[involved]]],
+        left=np.searchsorted(involved, lc),
+        right=np.searchsorted(involved, rc),
+    )
 
 
 def _house_numbers(texts: npt.NDArray[np.object_]) -> npt.NDArray[np.object_]:
@@ -534,6 +586,17 @@ def _fill(
     """Levels below "exact" for pairs that are present on both sides and differ."""
     lt, rt = column.text[left], column.text[right]
     alt_equal = column.alt[left] == column.alt[right]
+    dense = _dense(column, left, right)
+
+    def similarity(scorer: Any, lowest: float) -> npt.NDArray[np.float64]:
+        if dense is None:
+            return _similarity(scorer, lt, rt, lowest)
+        return dense.scores(scorer, _cutoff(lowest))
+
+    def one_edit() -> npt.NDArray[np.bool_]:
+        if dense is None:
+            return _one_edit(lt, rt)
+        return dense.scores(DamerauLevenshtein.distance, 1) <= 1
 
     def put(mask: npt.NDArray[np.bool_], level: int) -> None:
         target = rows[mask]
@@ -555,7 +618,7 @@ def _fill(
             & (lv // 100 % 100 == rv % 100)
             & (lv % 100 == rv // 100 % 100)
         )
-        edits = _one_edit(lt, rt)
+        edits = one_edit()
         put(swapped | edits, 5)
         return
     if kind is FieldKind.LIST:
@@ -568,19 +631,19 @@ def _fill(
         put(alt_equal, 2)
         return
     if kind in (FieldKind.IDENTIFIER, FieldKind.PHONE):
-        put(_one_edit(lt, rt), 2)
+        put(one_edit(), 2)
         return
     if kind in (FieldKind.EMAIL, FieldKind.WEBSITE):
         put(alt_equal, 2)
         return
     if kind is FieldKind.TEXT:
-        ts = _similarity(fuzz.token_set_ratio, lt, rt, 60.0)
+        ts = similarity(fuzz.token_set_ratio, 60.0)
         put(ts >= 60, 2)
         put(ts >= 80, 3)
         put((ts >= 95) | alt_equal, 4)
         return
     if kind is FieldKind.ADDRESS:
-        ts = _similarity(fuzz.token_set_ratio, lt, rt, 70.0)
+        ts = similarity(fuzz.token_set_ratio, 70.0)
         put(ts >= 70, 3)
         put(ts >= 90, 4)
         # Another house number on a street the two share is a level of its own, below
@@ -603,10 +666,10 @@ def _fill(
                     near |= (apart <= 1) | ((apart <= 2) & short)
             out[rows[alike[both & ~near]]] = 2
         return
-    jw = _similarity(JaroWinkler.normalized_similarity, lt, rt, 0.80)
+    jw = similarity(JaroWinkler.normalized_similarity, 0.80)
     if kind is FieldKind.PERSON_NAME:
         put(jw >= 0.80, 2)
-        put(_similarity(fuzz.token_set_ratio, lt, rt, 99.5) >= 99.5, 3)
+        put(similarity(fuzz.token_set_ratio, 99.5) >= 99.5, 3)
         put(jw >= 0.92, 4)
         put(alt_equal, 5)
     elif kind is FieldKind.GIVEN_NAME:
@@ -619,12 +682,12 @@ def _fill(
         put(jw >= 0.92, 4)
         put(alt_equal, 5)
     elif kind is FieldKind.ORGANISATION_NAME:
-        put(_similarity(fuzz.token_set_ratio, lt, rt, 80.0) >= 80, 2)
+        put(similarity(fuzz.token_set_ratio, 80.0) >= 80, 2)
         put(jw >= 0.92, 3)
         put(alt_equal, 4)
     elif kind is FieldKind.NAME:
         put(jw >= 0.80, 2)
-        put(_similarity(fuzz.token_set_ratio, lt, rt, 85.0) >= 85, 3)
+        put(similarity(fuzz.token_set_ratio, 85.0) >= 85, 3)
         put(jw >= 0.92, 4)
     elif kind is FieldKind.CATEGORY:
         put(jw >= 0.88, 2)

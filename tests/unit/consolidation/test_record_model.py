@@ -1013,6 +1013,75 @@ def test_levels_of_repeated_values_equal_levels_computed_pair_by_pair(
     assert 2 in postcode  # the area level is reached by some pairs, not by all
 
 
+def test_levels_scored_as_a_matrix_equal_levels_scored_pair_by_pair(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Catches the matrix shortcut (`comparisons._Dense`: a small workspace's every
+    pair scored by `cdist`) giving a pair another level than its pair-list score:
+    a misaligned index, a lost cutoff, a distance read as a similarity."""
+    from redstring.consolidation import comparisons
+    from redstring.consolidation.kinds import FieldSpec
+
+    rng = random.Random(11)
+
+    def word(k: int) -> str:
+        return "".join(rng.choice("aeioubcdklmnrst") for _ in range(k))
+
+    kinds = {
+        "person": FieldKind.PERSON_NAME,
+        "given": FieldKind.GIVEN_NAME,
+        "fam": FieldKind.FAMILY_NAME,
+        "org": FieldKind.ORGANISATION_NAME,
+        "thing": FieldKind.NAME,
+        "town": FieldKind.LOCALITY,
+        "trade": FieldKind.CATEGORY,
+        "title": FieldKind.TEXT,
+        "addr": FieldKind.ADDRESS,
+        "tel": FieldKind.PHONE,
+        "code": FieldKind.IDENTIFIER,
+        "born": FieldKind.DATE,
+    }
+    base = {key: [word(6) for _ in range(12)] for key in kinds}
+    entities = []
+    for k in range(260):
+        stem = {key: rng.choice(values) for key, values in base.items()}
+        entities.append(
+            _entity(
+                f"m{k}",
+                f"n{k}",
+                "Thing",
+                {
+                    "person": f"{stem['person']} {_typo(stem['fam'], rng)}",
+                    "given": _typo(stem["given"], rng),
+                    "fam": _typo(stem["fam"], rng),
+                    "org": f"{stem['org']} {rng.choice(['ltd', 'holdings', 'cafe'])}",
+                    "thing": _typo(stem["thing"], rng),
+                    "town": _typo(stem["town"], rng),
+                    "trade": _typo(stem["trade"], rng),
+                    "title": " ".join(rng.choice(base["title"]) for _ in range(9)),
+                    "addr": f"{rng.randint(1, 40)} {stem['addr']} street",
+                    "tel": f"0{rng.randint(10, 12)} {rng.randint(100000, 100040)}",
+                    "code": f"X{rng.randint(1000, 1060)}",
+                    "born": f"18{rng.randint(10, 13)}-0{rng.randint(1, 2)}-1{rng.randint(1, 3)}",
+                },
+            )
+        )
+    specs = [FieldSpec(name=k, kind=v, sources=(k,), reason="") for k, v in kinds.items()]
+    columns = comparisons.build_columns(entities, specs)
+    left, right = np.triu_indices(len(entities), k=1)
+    # Every value pair once, as the exact count of u hands them over: dense enough.
+    assert len(left) >= comparisons.DENSE_FROM
+    monkeypatch.setattr(comparisons, "DEDUPLICATE_FROM", len(left) + 1)
+    assert comparisons._dense(columns[0], left, right) is not None
+    matrix = [comparisons.compare(c, left, right).tolist() for c in columns]
+    monkeypatch.setattr(comparisons, "DENSE_FROM", len(left) + 1)
+    assert comparisons._dense(columns[0], left, right) is None
+    pairs = [comparisons.compare(c, left, right).tolist() for c in columns]
+    for column, by_matrix, by_pairs in zip(columns, matrix, pairs, strict=True):
+        assert by_matrix == by_pairs, column.spec.name
+        assert len(set(by_pairs)) >= 2, column.spec.name  # the levels are exercised
+
+
 def households(count: int, seed: int = 7) -> tuple[list[Entity], list[int]]:
     """Two people per home: the same family name, street address and postcode; their
     own given name, birth date and id number. Three records each. Birth dates repeat
