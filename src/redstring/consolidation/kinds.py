@@ -149,8 +149,11 @@ _NAME_PART_HINTS = {
 _POSTCODE_HINTS = ("postcode", "post_code", "postal", "zip", "plz")
 #: Words of a column name that say it holds house numbers ("street_number", "house_no").
 _HOUSE_NUMBER_WORDS = frozenset(
-    {"number", "num", "no", "nr", "nbr", "house", "hausnummer", "numero", "huisnummer"}
-)
+    {
+        "number", "num", "no", "nr", "nbr", "house", "hausnummer", "hausnr", "hnr",
+        "houseno", "streetno", "numero", "huisnummer", "civico",
+    }
+)  # fmt: skip
 #: Words of a column name that say it holds places or street addresses: a one-word
 #: town ("Norwich") is shaped like a surname, a building ("Rosedale Village") like
 #: a name.
@@ -421,7 +424,9 @@ def _name_kind(
     given = _given_share(values)
     if mean_tokens < 1.3 and given >= 0.5:
         return FieldKind.GIVEN_NAME, f"{given:.0%} are known given names"
-    if mean_tokens >= 1.6 and (given >= 0.3 or entity_kind == "person"):
+    # Another column of a person record ("employer", an address supplement) holds
+    # names of people only when they start as people's names do.
+    if mean_tokens >= 1.6 and (given >= 0.3 or (entity_kind == "person" and key == NAME_FIELD)):
         return FieldKind.PERSON_NAME, f"multi-word names, {given:.0%} start with a given name"
     if key == NAME_FIELD and entity_kind == "person":
         return FieldKind.PERSON_NAME, "the name of a person entity"

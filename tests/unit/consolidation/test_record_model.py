@@ -1418,3 +1418,33 @@ def test_an_occupation_column_is_a_category_however_many_trades_it_holds() -> No
     assert kinds["Beruf"] is FieldKind.CATEGORY
     assert kinds["familienname"] is FieldKind.FAMILY_NAME
     assert "class" in next(f.reason for f in report.used if f.name == "Beruf")
+
+
+def test_a_persons_other_multi_word_columns_are_no_person_names() -> None:
+    """Catches every multi-word column of a person record read as a person's name
+    (an address supplement, an employer: then compared by the name logic), and a
+    house-number column named in German left out beside its street."""
+    rng = random.Random(9)
+    places = ["rosedale", "oak", "mill", "park", "hill", "lake", "north", "kent", "harbour"]
+    supplements = [f"{p} {w}" for p in places for w in ("village", "court", "lodge")]
+    employers = [f"{p} {w}" for p in places for w in ("mills", "board", "farms", "council")]
+    entities = [
+        _entity(
+            f"z{k}",
+            f"{rng.choice(GIVEN)} {rng.choice(FAMILY)}",
+            "Person",
+            {
+                "vorname": rng.choice(GIVEN),
+                "nachname": rng.choice(FAMILY),
+                "hausnr": str(rng.randint(1, 400)),
+                "strasse": f"{rng.choice(STREETS)} {rng.choice(TYPES)}",
+                "zusatz": rng.choice(supplements),
+                "arbeitgeber": rng.choice(employers),
+            },
+        )
+        for k in range(200)
+    ]
+    kinds = {f.name: f.kind for f in detect_fields(entities).used}
+    assert kinds["hausnr+strasse"] is FieldKind.ADDRESS
+    assert kinds["zusatz"] is not FieldKind.PERSON_NAME
+    assert kinds["arbeitgeber"] is not FieldKind.PERSON_NAME
