@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 from uuid import uuid5
@@ -143,12 +144,20 @@ class RecordMapping:
         return self.name_field or " + ".join(self.name_parts)
 
 
+#: Words of a header that say its column titles the record when no column names it.
+_TITLE_WORDS = frozenset({"title", "headline", "label"})
+#: ...unless it says the title is a post someone holds ("job_title").
+_POST_WORDS = frozenset({"job", "position", "role", "occupation"})
+
+
 def name_columns(columns: Sequence[str], requested: str | None) -> tuple[str, ...]:
     """The column, or the given/middle/family columns in that order, that make a name.
 
     Without a `requested` column: `name` in any case, else the one column whose header
     says it is a whole name ("full_name", "display_name", "company_name"), else split
-    name parts. A typed error names the columns when none of these fits, rather than
+    name parts, else the one column whose header says it titles the record ("title",
+    "product_title", "headline", "label": products, papers and articles are named
+    so). A typed error names the columns when none of these fits, rather than
     importing a file as "no record has a name".
     """
     shown = ", ".join(columns) or "none"
@@ -181,6 +190,14 @@ def name_columns(columns: Sequence[str], requested: str | None) -> tuple[str, ..
     family = [column for column in columns if parts[column] == "family"]
     if len(given) == 1 and len(family) == 1 and len(middle) <= 1:
         return (given[0], *middle, family[0])
+    titled = [
+        column
+        for column in columns
+        if _TITLE_WORDS & (words := set(re.split(r"[^a-z]+", column.lower())))
+        and not words & _POST_WORDS
+    ]
+    if len(titled) == 1:
+        return (titled[0],)
     raise InvalidInputError(
         f"no name column (none called 'name', no single whole-name column, no given and "
         f"family name columns); the columns are: {shown}. Choose one with --name-column"

@@ -502,6 +502,16 @@ def _dense(
     )
 
 
+def _other_codes(left: str, right: str) -> bool:
+    """Whether both texts hold words with digits and none of one's is within one edit
+    of one of the other's."""
+    a = {t for t in str(left).split() if any(c.isdigit() for c in t)}
+    b = {t for t in str(right).split() if any(c.isdigit() for c in t)}
+    if not a or not b or a & b:
+        return False
+    return not any(DamerauLevenshtein.distance(x, y, score_cutoff=1) <= 1 for x in a for y in b)
+
+
 def _house_numbers(texts: npt.NDArray[np.object_]) -> npt.NDArray[np.object_]:
     """The first and last token holding a digit of each address ("" when none)."""
     out = np.full((len(texts), 2), "", dtype=object)
@@ -641,6 +651,16 @@ def _fill(
         put(ts >= 60, 2)
         put(ts >= 80, 3)
         put((ts >= 95) | alt_equal, 4)
+        # Titles alike in their words but not in their numbers or codes ("gist pro
+        # monitor pa6094" / "... nh5991", "2nd edition" / "3rd edition") name two
+        # things; a mistyped code is one edit from the other.
+        alike = np.flatnonzero(ts >= 60)
+        if len(alike):
+            other = np.asarray(
+                [_other_codes(a, b) for a, b in zip(lt[alike], rt[alike], strict=True)],
+                dtype=bool,
+            )
+            out[rows[alike[other]]] = 1
         return
     if kind is FieldKind.ADDRESS:
         ts = similarity(fuzz.token_set_ratio, 70.0)

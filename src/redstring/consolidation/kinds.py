@@ -58,6 +58,9 @@ CODE_WIDTH_SHARE = 0.95
 #: named for a class (`_CLASS_WORDS`) to be a category: the bench's occupations
 #: 0.43-0.53, where free-form job titles, one per person, would hold a few percent.
 CATEGORY_TOP_SHARE = 0.2
+#: Words per name (on average) from which the name of an entity neither a person nor
+#: an organisation is a title ("Canon EOS 250D digital camera"), compared as text.
+TITLE_MIN_WORDS = 3.0
 
 
 class FieldKind(StrEnum):
@@ -130,6 +133,8 @@ _PHONE_CHARS = re.compile(r"^[\d\s+().\-/]+$")
 _CODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-/.]*$")
 _POSTCODE = re.compile(r"^[A-Za-z0-9]{2,5}(?:[ \-][A-Za-z0-9]{2,4})?$")
 _INTEGER = re.compile(r"^[+-]?\d+$")
+#: An amount: a price, a weight, a measure ("129.99", "1,299.00", "$45", "12.5 kg").
+_AMOUNT = re.compile(r"^[$€£¥]?\s?[+-]?\d{1,3}(?:[,\s]?\d{3})*(?:[.,]\d+)?\s?[a-zA-Z$€£%]{0,3}$")
 
 #: Words of a column name per name part, in English, German, French, Spanish,
 #: Italian, Dutch and Scandinavian headers. The longest hint found wins ("cognome"
@@ -350,6 +355,10 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
         # Digits alone ("2600", "90210") look like a year or any code; the name tells.
         return FieldKind.POSTCODE, "short codes in a column named for postcodes"
     span = _int_range(values)
+    if span is None and _share(values, lambda v: _AMOUNT.match(v) is not None) >= SHAPE_SHARE:
+        # Two listings of one thing differ in price by a few percent; no level here
+        # compares numbers by how far apart they are.
+        return FieldKind.IGNORE, "amounts with decimals (prices, measures)"
     if span is not None and 31 < span[1] <= 2200 and _median_int(values) >= 1000:
         return FieldKind.YEAR, f"integers in {span[0]}..{span[1]}, most of them four-digit"
     phone_like = _share(
@@ -382,7 +391,8 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
         if mean_tokens <= TEXT_MAX_WORDS or key == NAME_FIELD:
             return FieldKind.TEXT, f"titles or short texts ({mean_tokens:.0f} words on average)"
         return FieldKind.FREE_TEXT, f"long text ({mean_tokens:.0f} words on average)"
-    if digit_share >= 0.5 and mean_tokens >= 2 and alpha_share >= SHAPE_SHARE:
+    if key != NAME_FIELD and digit_share >= 0.5 and mean_tokens >= 2 and alpha_share >= SHAPE_SHARE:
+        # The entity's own name with digits is a product's or a paper's title.
         return FieldKind.ADDRESS, "words with house numbers"
     streets = _share(values, names_a_street)
     if key != NAME_FIELD and streets >= STREET_SHARE:
@@ -430,6 +440,11 @@ def _name_kind(
         return FieldKind.PERSON_NAME, f"multi-word names, {given:.0%} start with a given name"
     if key == NAME_FIELD and entity_kind == "person":
         return FieldKind.PERSON_NAME, "the name of a person entity"
+    if key == NAME_FIELD and entity_kind == "other" and mean_tokens >= TITLE_MIN_WORDS:
+        # A product's or a work's title: one brand or one first word begins many
+        # titles, which Jaro-Winkler (a prefix measure) reads as alike; a title is
+        # compared by its words, and one sharing too few keeps a pair apart.
+        return FieldKind.TEXT, f"titles ({mean_tokens:.1f} words on average)"
     if key == NAME_FIELD:
         return FieldKind.NAME, "the entity's name"
     if mean_tokens < 1.3:

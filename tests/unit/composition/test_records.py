@@ -122,6 +122,9 @@ def test_a_mapping_needs_exactly_one_type_source() -> None:
             ("forename", "middle_names", "surname"),
         ),
         (["id", "first_name", "last_name"], ("first_name", "last_name")),
+        (["id", "title", "manufacturer", "price"], ("title",)),
+        (["id", "Product Title", "brand"], ("Product Title",)),
+        (["id", "headline", "year"], ("headline",)),
     ],
 )
 def test_a_file_without_a_name_column_names_records_from_its_columns(
@@ -137,6 +140,11 @@ def test_no_name_column_is_a_typed_error_that_lists_the_columns() -> None:
         name_columns(["id", "company_name", "brand_name"], None)
     with pytest.raises(InvalidInputError, match="no column 'nom'"):
         name_columns(["id", "name"], "nom")
+    # A job title is a post, not the record's title; two titles are ambiguous.
+    with pytest.raises(InvalidInputError, match="columns are: id, job_title, city"):
+        name_columns(["id", "job_title", "city"], None)
+    with pytest.raises(InvalidInputError, match="no name column"):
+        name_columns(["id", "title", "headline"], None)
 
 
 async def test_split_name_parts_make_the_name_and_stay_properties() -> None:

@@ -1448,3 +1448,51 @@ def test_a_persons_other_multi_word_columns_are_no_person_names() -> None:
     assert kinds["hausnr+strasse"] is FieldKind.ADDRESS
     assert kinds["zusatz"] is not FieldKind.PERSON_NAME
     assert kinds["arbeitgeber"] is not FieldKind.PERSON_NAME
+
+
+def test_a_catalogues_titles_are_text_and_its_prices_are_left_out() -> None:
+    """Catches product titles with model codes read as street addresses ("words with
+    house numbers": the entity's own name), titles compared by Jaro-Winkler (one
+    brand begins many: a store's catalogue was one entity per brand), and prices
+    compared as identifier codes."""
+    rng = random.Random(4)
+    brands = ["canon", "nikon", "sony", "philips", "braun"]
+    kinds = ["camera", "speaker", "monitor", "printer"]
+    entities = [
+        _entity(
+            f"c{k}",
+            f"{rng.choice(brands)} {rng.choice(['mini', 'pro', 'slim'])} {rng.choice(kinds)} "
+            f"{rng.choice('ABKMX')}{rng.choice('ABKMX')}-{rng.randint(100, 999)}",
+            "Product",
+            {"price": f"{rng.uniform(10, 900):.2f}", "shop": rng.choice(["a", "b"])},
+        )
+        for k in range(120)
+    ]
+    report = detect_fields(entities)
+    kinds_found = {f.name: f.kind for f in report.used}
+    assert kinds_found[NAME_FIELD] is FieldKind.TEXT
+    assert "price" in report.left_out
+    assert "amounts" in report.left_out["price"]
+
+
+def test_titles_alike_but_for_their_codes_are_different_things() -> None:
+    """Catches two products of one brand and kind taken for one because their titles
+    share most words: their model codes differ. A mistyped code is still the same."""
+    from redstring.consolidation.comparisons import build_columns, compare
+    from redstring.consolidation.kinds import FieldSpec
+
+    cells = [
+        "gist pro monitor pa6094", "gist pro monitor nh5991", "gist pro monitor pa6094 black",
+        "gist pro monitor pa6049", "a history of rome 2nd edition", "a history of rome 3rd edition",
+    ]  # fmt: skip
+    cells += [f"filler title number {k} about nothing" for k in range(30)]
+    entities = [_entity(f"t{k}", cell, "Product", {}) for k, cell in enumerate(cells)]
+    spec = FieldSpec(name=NAME_FIELD, kind=FieldKind.TEXT, sources=(NAME_FIELD,), reason="")
+    (column,) = build_columns(entities, [spec])
+    levels = compare(column, np.asarray([0, 0, 0, 4]), np.asarray([1, 2, 3, 5])).tolist()
+    # another code, another edition: different
+    assert levels[0] == 1
+    assert levels[3] == 1
+    # the same code and a word more, a transposed code: alike
+    assert levels[1] >= 3
+    assert levels[2] >= 3
