@@ -97,6 +97,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-names": [5000, None],
     "people-febrl": [1000, 5000, 10000],
     "restaurants": [None],
+    "products": [None],
     "listings": [None],
     "articles": [None],
 }
@@ -780,6 +781,31 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             [block_on("name", "city"), block_on("phone")],
             0.6,
             [block_on("phone"), block_on("substr(name,1,4)")],
+        )
+    if kind == "products":
+        # Two shops' titles: the docs' comparisons for a title and its maker, the
+        # price left out as redstring leaves it.
+        frame = {
+            "unique_id": ids,
+            "title": _column(records, "title", _org_name),
+            "manufacturer": _column(records, "manufacturer"),
+            "category": _column(records, "category"),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [block_on("substr(title,1,4)"), block_on("manufacturer", "category")],
+                [
+                    cl.JaroWinklerAtThresholds("title", [0.95, 0.88, 0.7]).configure(
+                        term_frequency_adjustments=True
+                    ),
+                    cl.ExactMatch("manufacturer").configure(term_frequency_adjustments=True),
+                    cl.ExactMatch("category").configure(term_frequency_adjustments=True),
+                ],
+            ),
+            [block_on("title"), block_on("manufacturer", "category")],
+            0.6,
+            [block_on("manufacturer"), block_on("substr(title,1,4)")],
         )
     if kind == "articles":
         # Short texts: the headline by Jaro-Winkler and by its first words, names as

@@ -83,6 +83,12 @@ Sets (columns exactly as a user's CSV would hold them):
     the hotel's address, number and name ("the carlton cafe" / "... grill"). Each
     guide writes phones, street types and cuisines its own way; the second also
     rewords names, files some under the metro area and has a new number for 8%.
+``products`` (brands from patstat_company_names' first words; ``--type Product
+    --id-column id``, no name column): two shops' catalogues: ``id``; ``title``;
+    ``manufacturer`` (20% empty); ``price``; ``category``. 1,500 synthetic products
+    (60 brands, 12 kinds, a model code each), 30% in both shops; the second shop
+    reorders titles, writes the code without its dash or in lower case, adds a
+    word, mistypes 10% and prices a few percent apart.
 ``listings`` (from patstat_company_names; ``--type Organization --id-column listing_id``)
     ``listing_id``; ``name`` (the filed name, corrupted as below); ``street``;
     ``city``; ``phone``; ``category`` (from the record's first IPC section).
@@ -1116,6 +1122,67 @@ def restaurants(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("restaurants", "Organization", "id", None, rows, [g for *_, g in keyed])
 
 
+# --------------------------------------------------------------------------- two shops
+
+PRODUCT_KINDS = (
+    "camera", "laptop", "headphones", "speaker", "monitor", "printer", "router", "tablet",
+    "phone", "keyboard", "mouse", "projector",
+)  # fmt: skip
+PRODUCT_WORDS = (
+    "wireless", "portable", "digital", "compact", "pro", "ultra", "slim", "hd", "smart",
+    "black", "silver", "mini",
+)  # fmt: skip
+PRODUCT_IDENTITIES = 1500
+#: Share of products both shops list (the duplicates); the rest are in one.
+PRODUCT_BOTH = 0.3
+PRODUCT_CODE_LETTERS = "ABCDEFGHKLMNPRSTVX"
+
+
+def products(source: list[dict[str, str]], seed: int) -> RecordSet:
+    """Two shops' catalogues: a brand (from the source's first words), a kind of
+    product, two descriptive words and a model code per product; the first shop
+    writes "Brand word kind CODE-123", the second reorders, drops or glues the
+    code's dash, lower-cases it, adds a word and prices a few percent apart."""
+    brands = sorted({row["raw_name"].split()[0].title() for row in source if row["raw_name"]})
+    brands = brands[:60]
+    keyed: list[tuple[int, dict[str, str], str]] = []
+    for number in range(PRODUCT_IDENTITIES):
+        identity = f"p{number:05d}"
+        r = rng(seed, "product", identity)
+        brand, kind = r.choice(brands), r.choice(PRODUCT_KINDS)
+        letters = r.choice(PRODUCT_CODE_LETTERS) + r.choice(PRODUCT_CODE_LETTERS)
+        code = f"{letters}-{r.randrange(100, 9999)}"
+        words = r.sample(PRODUCT_WORDS, 2)
+        price = r.uniform(20, 2000)
+        roll = r.random()
+        shops = (0, 1) if roll < PRODUCT_BOTH else ((0,) if roll < (1 + PRODUCT_BOTH) / 2 else (1,))
+        for shop in shops:
+            s = rng(seed, "product-row", identity, shop)
+            if shop == 0:
+                title = f"{brand} {words[0]} {kind} {code}"
+                amount = price
+            else:
+                written = code.replace("-", "") if s.random() < 0.4 else code.lower()
+                title = (
+                    f"{brand} {written} {words[0]} {words[1]} {kind}"
+                    if s.random() < 0.6
+                    else f"{kind} {brand} {written}"
+                )
+                if s.random() < 0.1:
+                    title = typo(title, s)
+                amount = price * s.uniform(0.85, 1.1)
+            row = {
+                "title": title,
+                "manufacturer": brand if s.random() < 0.8 else "",
+                "price": f"{amount:.2f}",
+                "category": kind,
+            }
+            keyed.append((_hashed(f"{seed}:{identity}:{shop}", 1 << 62), row, identity))
+    keyed.sort(key=lambda item: item[0])
+    rows = [{"id": f"s{i:05d}", **row} for i, (_, row, _) in enumerate(keyed)]
+    return RecordSet("products", "Product", "id", None, rows, [g for *_, g in keyed])
+
+
 def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     """One named set, full size."""
     if name in {
@@ -1159,6 +1226,8 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
         return patstat(source)
     if name == "listings":
         return listings(source, seed)
+    if name == "products":
+        return products(source, seed)
     raise ValueError(f"unknown set {name!r}; known: {', '.join(SETS)}")
 
 
@@ -1175,6 +1244,7 @@ SETS = (
     "people-names",
     "people-febrl",
     "restaurants",
+    "products",
     "listings",
     "articles",
 )

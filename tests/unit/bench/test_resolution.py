@@ -302,6 +302,24 @@ def test_restaurant_guides_list_some_places_twice_each_in_their_own_style() -> N
     assert any(len(golds) > 1 for golds in by_phone.values())
 
 
+def test_two_shops_list_some_products_twice_each_writing_its_own_title() -> None:
+    """Catches a product set whose second listing copies the first (nothing for a
+    resolver to undo) or leaks the gold identity."""
+    source = [{"raw_name": f"Brand{k} Holdings"} for k in range(20)]
+    shops = v.products(source, seed=3)
+    assert shops.rows == v.products(source, seed=3).rows
+    assert shops.name_column is None
+    assert list(shops.rows[0]) == ["id", "title", "manufacturer", "price", "category"]
+    members: dict[str, list[dict[str, str]]] = {}
+    for row, gold in zip(shops.rows, shops.gold, strict=True):
+        members.setdefault(gold, []).append(row)
+    twice = [rows for rows in members.values() if len(rows) == 2]
+    assert len(members) == v.PRODUCT_IDENTITIES
+    assert 0.25 < len(twice) / len(members) < 0.35
+    assert all(a["title"] != b["title"] for a, b in twice)
+    assert all(a["category"] == b["category"] for a, b in twice)
+
+
 def test_households_share_what_a_home_shares_and_nothing_else() -> None:
     """Catches a household variant that copies identity facts (id number, given
     name) to the member, or forms households a sample would split."""
