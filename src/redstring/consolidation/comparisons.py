@@ -503,11 +503,15 @@ def _dense(
 
 
 def _other_codes(left: str, right: str) -> bool:
-    """Whether both texts hold words with digits and none of one's is within one edit
-    of one of the other's."""
+    """Whether both texts hold words with digits and none of one's is in the other
+    (its spaces removed: "ab 1234" is "ab1234" written apart) or within one edit of
+    one of the other's."""
     a = {t for t in str(left).split() if any(c.isdigit() for c in t)}
     b = {t for t in str(right).split() if any(c.isdigit() for c in t)}
     if not a or not b or a & b:
+        return False
+    glued_left, glued_right = str(left).replace(" ", ""), str(right).replace(" ", "")
+    if any(x in glued_right for x in a) or any(y in glued_left for y in b):
         return False
     return not any(DamerauLevenshtein.distance(x, y, score_cutoff=1) <= 1 for x in a for y in b)
 

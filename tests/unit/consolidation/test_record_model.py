@@ -1484,15 +1484,17 @@ def test_titles_alike_but_for_their_codes_are_different_things() -> None:
     cells = [
         "gist pro monitor pa6094", "gist pro monitor nh5991", "gist pro monitor pa6094 black",
         "gist pro monitor pa6049", "a history of rome 2nd edition", "a history of rome 3rd edition",
+        "gist monitor pa 6094",
     ]  # fmt: skip
     cells += [f"filler title number {k} about nothing" for k in range(30)]
     entities = [_entity(f"t{k}", cell, "Product", {}) for k, cell in enumerate(cells)]
     spec = FieldSpec(name=NAME_FIELD, kind=FieldKind.TEXT, sources=(NAME_FIELD,), reason="")
     (column,) = build_columns(entities, [spec])
-    levels = compare(column, np.asarray([0, 0, 0, 4]), np.asarray([1, 2, 3, 5])).tolist()
+    levels = compare(column, np.asarray([0, 0, 0, 4, 0]), np.asarray([1, 2, 3, 5, 6])).tolist()
     # another code, another edition: different
     assert levels[0] == 1
     assert levels[3] == 1
-    # the same code and a word more, a transposed code: alike
+    # the same code and a word more, a transposed code, the code written apart: alike
     assert levels[1] >= 3
     assert levels[2] >= 3
+    assert levels[4] >= 2
