@@ -421,9 +421,21 @@ def _rare_words(
     text: npt.NDArray[np.object_],
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Each entity's `RARE_WORDS` rarest words (by how many entities hold them), as
-    (entity, word code) rows: two variants of a title rarely lose both."""
-    held, held_by = _value_codes([set(str(t).split()) for t in text])
+    (entity, word code) rows: two variants of a title rarely lose both. A number
+    after a word is glued to it ("gb 2106" is "gb2106"): one shop writes a model
+    code "GB-2106", another "GB2106"."""
+    held, held_by = _value_codes([_glued_codes(str(t)) for t in text])
     return _explode([_rarest(codes, held_by, RARE_WORDS) for codes in held])
+
+
+def _glued_codes(text: str) -> set[str]:
+    words: list[str] = []
+    for word in text.split():
+        if word.isdigit() and words and not words[-1].isdigit():
+            words[-1] += word
+        else:
+            words.append(word)
+    return set(words)
 
 
 def _cpdist(

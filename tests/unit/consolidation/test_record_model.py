@@ -1498,3 +1498,18 @@ def test_titles_alike_but_for_their_codes_are_different_things() -> None:
     assert levels[1] >= 3
     assert levels[2] >= 3
     assert levels[4] >= 2
+
+
+def test_a_model_code_written_apart_or_glued_blocks_two_titles_together() -> None:
+    """Catches title blocking on words alone: "GB-2106" is written "gb 2106" by one
+    shop and "gb2106" by another, and their other words are common ones."""
+    from redstring.consolidation.comparisons import _rare_words
+
+    text = np.asarray(
+        ["canon gb 2106 camera", "camera canon gb2106", *[f"canon camera x{k}" for k in range(20)]],
+        dtype=object,
+    )
+    rows, codes = _rare_words(text)
+    first = set(codes[rows == 0].tolist())
+    second = set(codes[rows == 1].tolist())
+    assert first & second
