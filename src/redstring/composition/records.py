@@ -69,8 +69,21 @@ def read_records(path: Path) -> list[dict[str, JsonValue]]:
     return _jsonl_records(path, text)
 
 
+#: Delimiters a CSV file may use: spreadsheets in much of Europe write ';', others tabs.
+CSV_DELIMITERS = (",", ";", "\t", "|")
+
+
+def csv_delimiter(text: str) -> str:
+    """The delimiter of a CSV file: the one its header line holds most often (a
+    header rarely holds a comma of its own), ',' when it holds none."""
+    header = text.lstrip("\ufeff").split("\n", 1)[0]
+    counts = {d: header.count(d) for d in CSV_DELIMITERS}
+    best = max(CSV_DELIMITERS, key=lambda d: counts[d])
+    return best if counts[best] > 0 else ","
+
+
 def _csv_records(path: Path, text: str) -> list[dict[str, JsonValue]]:
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=csv_delimiter(text))
     records: list[dict[str, JsonValue]] = []
     header: list[str] | None = None
     try:
@@ -132,8 +145,18 @@ class RecordMapping:
             raise InvalidInputError("give exactly one of a type field or a fixed entity type")
 
     def for_columns(self, columns: Sequence[str]) -> RecordMapping:
-        """This mapping with its name source chosen among `columns` (a file's header)."""
+        """This mapping with its name source chosen among `columns` (a file's header).
+
+        An id column the header lacks is a typed error naming the columns: a file read
+        with the wrong delimiter, or a misspelt option, would otherwise key every
+        record by its row number. (A type column may be missing from some records:
+        those are counted as without a type.)"""
         chosen = name_columns(columns, self.name_field)
+        if self.id_field is not None and self.id_field not in columns:
+            raise InvalidInputError(
+                f"no column {self.id_field!r} for the id; the columns are: "
+                f"{', '.join(columns) or 'none'}"
+            )
         if len(chosen) == 1:
             return replace(self, name_field=chosen[0], name_parts=())
         return replace(self, name_field=None, name_parts=chosen)

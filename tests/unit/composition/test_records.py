@@ -239,3 +239,29 @@ async def test_batches_commit_together_and_a_failure_keeps_only_whole_commits(
         )
         assert (again.entities, again.unchanged) == (5, 4)
         assert len(await workspace.graph.list_entities(tenant)) == 9
+
+
+@pytest.mark.parametrize(
+    ("text", "delimiter"),
+    [
+        ("id;name;city\n1;Ann Lee;Leeds\n", ";"),
+        ("\ufeffid\tname\tcity\n1\tAnn Lee\tLeeds\n", "\t"),
+        ('id,name,city\n1,"Lee; Ann",Leeds\n', ","),
+        ("name\nAnn Lee\n", ","),
+    ],
+)
+def test_a_csv_files_delimiter_is_read_from_its_header(
+    tmp_path: Path, text: str, delimiter: str
+) -> None:
+    """Catches a semicolon export (Excel in much of Europe) read as one column named
+    "id;name;city", every record keyed by its row."""
+    assert records.csv_delimiter(text) == delimiter
+    path = tmp_path / "people.csv"
+    path.write_text(text, encoding="utf-8")
+    rows = records.read_records(path)
+    assert rows[0]["name"] in ("Ann Lee", "Lee; Ann")
+
+
+def test_an_id_column_the_file_lacks_is_a_typed_error() -> None:
+    with pytest.raises(InvalidInputError, match="no column 'rec' for the id; the columns"):
+        RecordMapping(entity_type="Person", id_field="rec").for_columns(["id", "name"])
