@@ -153,6 +153,20 @@ def test_a_bad_jsonl_line_names_its_line_and_stores_nothing(workspace: Path) -> 
     assert json.loads(redstring("stats", "--json", cwd=workspace).stdout)["entities"] == 0
 
 
+def test_a_semicolon_csv_and_a_tsv_are_ingested_as_records(workspace: Path) -> None:
+    """Catches a European spreadsheet export read as one column, and a .tsv refused."""
+    (workspace / "a.csv").write_text("id;name;city\n1;Ann Lee;Leeds\n", encoding="utf-8")
+    (workspace / "b.tsv").write_text("id\tname\tcity\n2\tBob Ray\tYork\n", encoding="utf-8")
+    for file in ("a.csv", "b.tsv"):
+        result = redstring("ingest", file, "--type", "Person", "--id-column", "id", cwd=workspace)
+        assert result.returncode == 0, result.stderr
+    stats = json.loads(redstring("stats", "--json", cwd=workspace).stdout)
+    assert stats["entities"] == 2
+    shown = redstring("show", "Ann Lee", "--json", cwd=workspace)
+    assert shown.returncode == 0, shown.stderr
+    assert "Leeds" in shown.stdout
+
+
 def test_an_unsupported_file_type_is_refused(workspace: Path) -> None:
     (workspace / "slides.pdf").write_bytes(b"%PDF-1.4")
     result = redstring("ingest", "slides.pdf", cwd=workspace)

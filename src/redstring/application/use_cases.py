@@ -99,7 +99,7 @@ __all__ = [
 ]
 
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".rst", ".text"})
-RECORD_SUFFIXES = frozenset({".csv", ".jsonl", ".ndjson"})
+RECORD_SUFFIXES = frozenset({".csv", ".tsv", ".jsonl", ".ndjson"})
 
 
 class ExportFormat(StrEnum):
@@ -150,7 +150,7 @@ def expand_paths(paths: Sequence[Path]) -> list[Path]:
         else:
             raise UnreadableFileError(
                 f"{path}: unsupported file type {path.suffix or '(none)'}; "
-                "use .txt/.md for documents, .csv/.jsonl for records"
+                "use .txt/.md for documents, .csv/.tsv/.jsonl for records"
             )
     return files
 

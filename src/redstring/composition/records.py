@@ -58,13 +58,14 @@ def read_text_file(path: Path) -> str:
 
 
 def read_records(path: Path) -> list[dict[str, JsonValue]]:
-    """Every record of a `.csv` file (header row first) or a JSONL file (one object a line).
+    """Every record of a `.csv` or `.tsv` file (header row first) or a JSONL file (one
+    object a line).
 
     The whole file is read and checked before anything is returned, so a bad line
     refuses the file before any of it is stored. `UnreadableFileError` names the line.
     """
     text = read_text_file(path)
-    if path.suffix.lower() == ".csv":
+    if path.suffix.lower() in (".csv", ".tsv"):
         return _csv_records(path, text)
     return _jsonl_records(path, text)
 

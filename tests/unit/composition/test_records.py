@@ -265,3 +265,9 @@ def test_a_csv_files_delimiter_is_read_from_its_header(
 def test_an_id_column_the_file_lacks_is_a_typed_error() -> None:
     with pytest.raises(InvalidInputError, match="no column 'rec' for the id; the columns"):
         RecordMapping(entity_type="Person", id_field="rec").for_columns(["id", "name"])
+
+
+def test_a_tsv_file_is_read_as_records(tmp_path: Path) -> None:
+    path = tmp_path / "people.tsv"
+    path.write_text("id\tname\n1\tAnn Lee\n", encoding="utf-8")
+    assert records.read_records(path) == [{"id": "1", "name": "Ann Lee"}]
