@@ -237,6 +237,8 @@ async def ingest_records(
         status += f" (names from {report.name_source})"
     if report.unnamed:
         status += f" ({report.unnamed} records without a name kept under their key)"
+    if report.repeated_ids:
+        status += f" ({report.repeated_ids} records repeating an earlier id kept under their row)"
     if report.skipped:
         status += f" ({report.skipped} records without a type or any value skipped)"
     return IngestRow(label or source_id, status, report.entities, 0, report.embedded)

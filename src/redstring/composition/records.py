@@ -28,7 +28,7 @@ from redstring.events.ingest import RecordsImported
 from redstring.events.streams import records_stream
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Mapping, Sequence
     from datetime import datetime
     from pathlib import Path
 
@@ -245,6 +245,8 @@ class ImportReport:
     #: Records already in the graph exactly as given (a re-import adds nothing).
     unchanged: int = 0
     embedded: int = 0
+    #: Records whose id an earlier record of the file holds: kept under their row.
+    repeated_ids: int = 0
     #: The column(s) the names came from.
     name_source: str = ""
 
@@ -257,11 +259,13 @@ def record_to_entity(
     tenant_id: TenantId,
     source_id: str,
     observed_at: datetime,
+    by_row: bool = False,
 ) -> Entity | None:
     """The entity for one record, or `None` when it has no type or nothing besides
     one (it is counted, not stored). A record without a name is kept under its key
     (`key_name`): its other fields (an id number, a birth date, an address) still
-    find its duplicates, and dropping it would lose what the user gave."""
+    find its duplicates, and dropping it would lose what the user gave. `by_row`
+    keys it by its row even when it has an id (an earlier record holds that id)."""
     if mapping.name_field is not None:
         name = record.get(mapping.name_field)
     else:
@@ -274,7 +278,7 @@ def record_to_entity(
     )
     if not isinstance(entity_type, str) or not entity_type.strip():
         return None
-    key = record.get(mapping.id_field) if mapping.id_field else None
+    key = record.get(mapping.id_field) if mapping.id_field and not by_row else None
     record_key = str(key) if key not in (None, "") else f"row:{row}"
     used = {mapping.name_field, mapping.type_field, mapping.id_field}
     properties = {k: v for k, v in record.items() if k not in used and v not in (None, "")}
@@ -297,6 +301,24 @@ def record_to_entity(
     return entity
 
 
+def repeated_rows(records: Sequence[Mapping[str, JsonValue]], id_field: str | None) -> set[int]:
+    """Rows (from 1) whose id an earlier record holds. Keyed by the id alone, the later
+    record would overwrite the earlier one (one entity id for both) and a record the
+    user gave would be lost; keyed by its row, both are kept."""
+    if id_field is None:
+        return set()
+    seen: set[str] = set()
+    repeated: set[int] = set()
+    for row, record in enumerate(records, start=1):
+        key = record.get(id_field)
+        if key in (None, ""):
+            continue
+        if str(key) in seen:
+            repeated.add(row)
+        seen.add(str(key))
+    return repeated
+
+
 async def import_records(
     records: Sequence[Mapping[str, JsonValue]],
     *,
@@ -312,8 +334,12 @@ async def import_records(
     from redstring.composition.build_graph import VectorCache
 
     mapping = mapping.for_columns(columns_of(records)) if records else mapping
+    repeated = repeated_rows(records, mapping.id_field)
     report = ImportReport(
-        source_id=source_id, records=len(records), name_source=mapping.name_source
+        source_id=source_id,
+        records=len(records),
+        name_source=mapping.name_source,
+        repeated_ids=len(repeated),
     )
     # Records repeat names (duplicates are why they are consolidated): embed each once.
     known = VectorCache()
@@ -334,6 +360,7 @@ async def import_records(
                     embeddings=embeddings,
                     known=known,
                     report=report,
+                    repeated=repeated,
                 )
                 if progress is not None:
                     progress(min(start + BATCH, len(records)), len(records))
@@ -352,9 +379,11 @@ async def _import_batch(
     embeddings: EmbeddingProvider | None,
     known: VectorCache,
     report: ImportReport,
+    repeated: Collection[int],
 ) -> None:
     """One `RecordsImported` event for the records of `records` the graph does not
-    already hold as they are, with their vectors, folded into the stores."""
+    already hold as they are, with their vectors, folded into the stores. Rows in
+    `repeated` are keyed by their row (`repeated_rows`)."""
     from redstring.composition.build_graph import append_vectors, vectors_event
 
     batch = []
@@ -366,6 +395,7 @@ async def _import_batch(
             tenant_id=tenant_id,
             source_id=source_id,
             observed_at=observed_at,
+            by_row=row in repeated,
         )
         if entity is None:
             report.skipped += 1

@@ -271,3 +271,34 @@ def test_a_tsv_file_is_read_as_records(tmp_path: Path) -> None:
     path = tmp_path / "people.tsv"
     path.write_text("id\tname\n1\tAnn Lee\n", encoding="utf-8")
     assert records.read_records(path) == [{"id": "1", "name": "Ann Lee"}]
+
+
+async def test_a_record_repeating_an_earlier_id_is_kept_under_its_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Catches a later record overwriting an earlier one of the same id (one entity
+    id for both): two shops' files joined, each numbering from 1, lost half their
+    records. Across batches too; a second import adds nothing."""
+    monkeypatch.setattr(records, "BATCH", 2)
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    rows: list[dict[str, JsonValue]] = [
+        {"id": "1", "name": "Ann Lee"},
+        {"id": "2", "name": "Cy Dee"},
+        {"id": "1", "name": "Bob Ray"},
+    ]
+    mapping = RecordMapping(entity_type="person", id_field="id")
+    report = await import_records(
+        rows, workspace=workspace, tenant_id=tenant, source_id="joined.csv",
+        mapping=mapping, observed_at=NOW,
+    )  # fmt: skip
+    assert report.repeated_ids == 1
+    entities = await workspace.graph.list_entities(tenant)
+    assert sorted(e.name for e in entities) == ["Ann Lee", "Bob Ray", "Cy Dee"]
+    bob = next(e for e in entities if e.name == "Bob Ray")
+    assert bob.provenance[0].source_id == "joined.csv#row:3"
+    again = await import_records(
+        rows, workspace=workspace, tenant_id=tenant, source_id="joined.csv",
+        mapping=mapping, observed_at=NOW,
+    )  # fmt: skip
+    assert again.entities == 0
+    assert again.unchanged == 3
