@@ -839,8 +839,28 @@ def _em_sessions(
         elif sums[f][1:].sum() > 0:
             out.append(_distribution(sums[f]))
         else:
-            out.append(m_tables[f])
+            out.append(_unlearnt_m(m_tables[f], u_tables[f]))
     return out, rounds_total
+
+
+def _unlearnt_m(
+    prior: npt.NDArray[np.float64], u: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """m for a field no session learnt: the generic prior, but no close level weighs
+    more than "exact" does. A close level's u can be tiny (a category's "jw>=0.88":
+    5e-5 beside the prior's m 0.1, 7.6 nats), and the monotone correction then lifted
+    "exact" to it: any shared brand or kind became strong evidence on a catalogue
+    where no field agreed exactly often enough for EM. The mass taken goes to
+    "different"."""
+    m = prior.copy()
+    top = len(m) - 1
+    if top < 3 or u[top] <= 0:
+        return m
+    cap = u[2:top] * (m[top] / u[top])
+    capped = np.minimum(m[2:top], cap)
+    m[1] += float((m[2:top] - capped).sum())
+    m[2:top] = capped
+    return m
 
 
 def _session_pairs(column: FieldColumn) -> tuple[npt.NDArray[np.int64], int]:

@@ -1513,3 +1513,29 @@ def test_a_model_code_written_apart_or_glued_blocks_two_titles_together() -> Non
     first = set(codes[rows == 0].tolist())
     second = set(codes[rows == 1].tolist())
     assert first & second
+
+
+def test_a_field_no_session_learnt_keeps_its_exact_weight_modest() -> None:
+    """Catches priors on a field EM never saw lifting its "exact" weight: with no
+    field agreeing exactly often enough for a session (every title differs), a
+    category's close level kept the generic m 0.1 beside a tiny u, and the monotone
+    correction lifted "exact" to that (7.6 nats): any shared kind of product became
+    strong evidence."""
+    rng = random.Random(8)
+    # One pair of records is close on the kind ("projector" / "projectors"): the close
+    # level's u is ~1e-4, so a generic m there would weigh ~7 nats.
+    kinds = ["projector", "projectors"] + [
+        rng.choice(["monitor", "printer", "speaker", "camera", "router"]) for _ in range(148)
+    ]
+    entities = [
+        _entity(
+            f"u{k}", f"{rng.choice(FAMILY)} {rng.choice(GIVEN)} item {k}", "Product", {"kind": kind}
+        )
+        for k, kind in enumerate(kinds)
+    ]
+    evidence = train(entities)
+    assert evidence.model is not None
+    assert evidence.model.rounds == 0  # no session had pairs enough: m from priors
+    (f,) = [i for i, c in enumerate(evidence.columns) if c.spec.name == "kind"]
+    weights = evidence.log_m[f] - evidence.log_u[f]
+    assert weights[-1] < 4.0  # exact: log(0.8 / u), not a close level's 7+ nats
