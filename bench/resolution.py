@@ -722,14 +722,18 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             0.6,
             [block_on("forename", "surname"), block_on("born")],
         )
-    if kind == "listings":
+    if kind in ("listings", "restaurants"):
+        # Business listings: the docs' configuration for names, addresses and a phone,
+        # on each set's own columns. The listings' national numbers are compared
+        # without their country code, the guides' US numbers by their digits.
+        street, category = ("street", "category") if kind == "listings" else ("addr", "type")
         frame = {
             "unique_id": ids,
             "name": _column(records, "name", _org_name),
-            "street": _column(records, "street"),
+            street: _column(records, street),
             "city": _column(records, "city"),
-            "phone": _column(records, "phone", _national_digits),
-            "category": _column(records, "category"),
+            "phone": _column(records, "phone", _national_digits if kind == "listings" else _digits),
+            category: _column(records, category),
         }
         return SplinkPlan(
             frame,
@@ -737,45 +741,16 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 [
                     block_on("substr(name,1,4)"),
                     block_on("phone"),
-                    block_on("street", "city"),
+                    block_on(street, "city"),
                 ],
                 [
                     cl.JaroWinklerAtThresholds("name", [0.95, 0.88, 0.7]).configure(
                         term_frequency_adjustments=True
                     ),
-                    cl.JaroWinklerAtThresholds("street", [0.9, 0.7]),
+                    cl.JaroWinklerAtThresholds(street, [0.9, 0.7]),
                     cl.ExactMatch("city").configure(term_frequency_adjustments=True),
                     cl.LevenshteinAtThresholds("phone", [1, 2]),
-                    cl.ExactMatch("category").configure(term_frequency_adjustments=True),
-                ],
-            ),
-            [block_on("name", "city"), block_on("phone")],
-            0.6,
-            [block_on("phone"), block_on("substr(name,1,4)")],
-        )
-    if kind == "restaurants":
-        # Two guides' listings: the docs' configuration for names, addresses and a
-        # phone, the phone compared by its digits.
-        frame = {
-            "unique_id": ids,
-            "name": _column(records, "name", _org_name),
-            "addr": _column(records, "addr"),
-            "city": _column(records, "city"),
-            "phone": _column(records, "phone", _digits),
-            "type": _column(records, "type"),
-        }
-        return SplinkPlan(
-            frame,
-            settings(
-                [block_on("substr(name,1,4)"), block_on("phone"), block_on("addr", "city")],
-                [
-                    cl.JaroWinklerAtThresholds("name", [0.95, 0.88, 0.7]).configure(
-                        term_frequency_adjustments=True
-                    ),
-                    cl.JaroWinklerAtThresholds("addr", [0.9, 0.7]),
-                    cl.ExactMatch("city").configure(term_frequency_adjustments=True),
-                    cl.LevenshteinAtThresholds("phone", [1, 2]),
-                    cl.ExactMatch("type").configure(term_frequency_adjustments=True),
+                    cl.ExactMatch(category).configure(term_frequency_adjustments=True),
                 ],
             ),
             [block_on("name", "city"), block_on("phone")],
