@@ -95,9 +95,9 @@ CUTOFF_SLACK = 1e-6
 DEDUPLICATE_FROM = 1000
 #: Pairs per batch from which string comparisons run on every core.
 PARALLEL_FROM = 20_000
-#: Pairs from which a batch that covers most of the matrix of its values (at least
-#: 1 / `DENSE_COVER` of it; at most `DENSE_MAX_VALUES` values, 32 MB of scores) is
-#: scored as that matrix (`_Dense`).
+#: Pairs from which a batch that covers most of the matrix of its left values by its
+#: right ones (at least 1 / `DENSE_COVER` of it; at most `DENSE_MAX_VALUES` values a
+#: side, 32 MB of scores) is scored as that matrix (`_Dense`).
 DENSE_FROM = 20_000
 DENSE_COVER = 2.5
 DENSE_MAX_VALUES = 2_000
@@ -474,19 +474,21 @@ def _cutoff(lowest: float) -> float:
 
 @dataclass
 class _Dense:
-    """Pairs that cover most of the matrix of a few values (a small workspace's every
-    value pair, counted for u): scored as that matrix by `process.cdist`, whose
-    batched kernels run several times faster per pair than pair lists do (Jaro-
-    Winkler ~6x, token set ~1.7x on 744 restaurant names)."""
+    """Pairs that cover most of the matrix of a few values on each side (a small
+    workspace's every value pair, or u's random pairs drawn as a cross product):
+    scored as that matrix by `process.cdist`, whose batched kernels run several
+    times faster per pair than pair lists do (Jaro-Winkler ~6x, token set ~1.7x on
+    744 restaurant names)."""
 
-    values: list[str]
+    left_values: list[str]
+    right_values: list[str]
     left: npt.NDArray[np.int64]
     right: npt.NDArray[np.int64]
 
     def scores(self, scorer: Any, score_cutoff: float) -> npt.NDArray[np.float64]:
         matrix = process.cdist(
-            self.values,
-            self.values,
+            self.left_values,
+            self.right_values,
             scorer=scorer,
             score_cutoff=score_cutoff,
             workers=-1,
@@ -501,21 +503,28 @@ def _dense(
     if len(left) < DENSE_FROM:
         return None
     lc, rc = column.codes[left], column.codes[right]
-    # The values in play, sorted, by marking codes (both sides present here): a sort
-    # of every pair's codes cost people-50k 0.1 s of checks that never found a matrix.
-    seen = np.zeros(int(column.codes.max()) + 1, dtype=bool)
-    seen[lc] = True
-    seen[rc] = True
-    involved = np.flatnonzero(seen)
-    if len(involved) > DENSE_MAX_VALUES or len(involved) ** 2 > DENSE_COVER * len(left):
+    # Each side's values in play, sorted, by marking codes (both sides present
+    # here): a sort of every pair's codes cost people-50k 0.1 s of checks that never
+    # found a matrix.
+    top = int(column.codes.max()) + 1
+    sides = []
+    for codes in (lc, rc):
+        seen = np.zeros(top, dtype=bool)
+        seen[codes] = True
+        sides.append(np.flatnonzero(seen))
+    (on_left, on_right) = sides
+    if max(len(on_left), len(on_right)) > DENSE_MAX_VALUES or len(on_left) * len(
+        on_right
+    ) > DENSE_COVER * len(left):
         return None
-    first_row = np.zeros(len(seen), dtype=np.int64)
+    first_row = np.zeros(top, dtype=np.int64)
     held = np.flatnonzero(column.codes >= 0)
     first_row[column.codes[held[::-1]]] = held[::-1]
     return _Dense(
-        values=[str(t) for t in column.text[first_row[involved]]],
-        left=np.searchsorted(involved, lc),
-        right=np.searchsorted(involved, rc),
+        left_values=[str(t) for t in column.text[first_row[on_left]]],
+        right_values=[str(t) for t in column.text[first_row[on_right]]],
+        left=np.searchsorted(on_left, lc),
+        right=np.searchsorted(on_right, rc),
     )
 
 

@@ -1080,6 +1080,17 @@ def test_levels_scored_as_a_matrix_equal_levels_scored_pair_by_pair(
     for column, by_matrix, by_pairs in zip(columns, matrix, pairs, strict=True):
         assert by_matrix == by_pairs, column.spec.name
         assert len(set(by_pairs)) >= 2, column.spec.name  # the levels are exercised
+    # u's random pairs: the cross product of two disjoint samples, a matrix whose
+    # two sides hold different values.
+    monkeypatch.setattr(comparisons, "DENSE_FROM", 10_000)
+    side = np.arange(130, dtype=np.int64)
+    left, right = np.repeat(side, 130), np.tile(side + 130, 130)
+    assert comparisons._dense(columns[0], left, right) is not None
+    matrix = [comparisons.compare(c, left, right).tolist() for c in columns]
+    monkeypatch.setattr(comparisons, "DENSE_FROM", len(left) + 1)
+    pairs = [comparisons.compare(c, left, right).tolist() for c in columns]
+    for column, by_matrix, by_pairs in zip(columns, matrix, pairs, strict=True):
+        assert by_matrix == by_pairs, column.spec.name
 
 
 def households(count: int, seed: int = 7) -> tuple[list[Entity], list[int]]:
