@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from tests.support.openai_chat_server import ChatServer, completion
 
+from redstring.consolidation.record_model import unseparated_bar
+
 DOC = "Ada Lovelace worked with Charles Babbage in London.\n"
 
 
@@ -307,10 +309,13 @@ def test_consolidate_says_when_people_are_known_by_names_alone(tmp_path: Path) -
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["unseparated"] == ["Person"]
-    assert report["start_bars"]["Person"] == pytest.approx(math.log(1e4))
+    bar = report["start_bars"]["Person"]
+    # Names alone: the bar scales with the workspace (`record_model.unseparated_bar`).
+    assert bar == pytest.approx(unseparated_bar(400, report["candidate_pairs"]))
     again = redstring("consolidate", cwd=tmp_path)
     assert "no two separate groups" in again.stdout
-    assert "(10,000 to 1)" in again.stdout
+    printed = " ".join(again.stdout.split())  # the console wraps long lines
+    assert f"from log-odds {bar:.1f} ({math.exp(bar):,.0f} to 1)" in printed
 
 
 def test_search_context_prints_and_emits_passages_with_spans(workspace: Path) -> None:

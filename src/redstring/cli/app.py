@@ -9,6 +9,7 @@ valid CSV/JSONL). Every command takes `--db` (default ./redstring.db) and
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import tempfile
 from functools import wraps
@@ -306,7 +307,7 @@ def _print_consolidation(report: ConsolidationReport) -> None:
                     "  these people's scores show no two separate groups (fields that "
                     "cannot tell duplicates from namesakes, or pairs mostly beyond "
                     "any doubt either way): a pair starts a merge only from log-odds "
-                    f"{bar:.1f} (10,000 to 1)"
+                    f"{bar:.1f} ({math.exp(bar or 0.0):,.0f} to 1)"
                 )
             else:
                 console.print(

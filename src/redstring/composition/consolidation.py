@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID, uuid4
 
 from redstring.consolidation.engine import resolve, resolve_incremental
-from redstring.consolidation.record_model import UNSEPARATED_PEOPLE_LOGIT, TrainedModel
+from redstring.consolidation.record_model import TrainedModel
 from redstring.domain.exceptions import ConcurrencyError, NotFoundError
 from redstring.events.base import decode
 from redstring.events.merge import EntitiesMerged, MergeUndone
@@ -76,7 +76,7 @@ class ConsolidationReport:
     #: read from the records' own scores (None: the scores set no bar).
     start_bars: dict[str, float | None] = field(default_factory=dict)
     #: Person types whose scores showed no two groups: their bar is the cautious
-    #: one (`record_model.UNSEPARATED_PEOPLE_LOGIT`), not read from the records.
+    #: one (`record_model.unseparated_bar`), not read from the records.
     unseparated: list[str] = field(default_factory=list)
 
 
@@ -221,7 +221,8 @@ class Consolidator:
         known = {entity.id: entity for entity in entities}
         if await log.last_position() != seen:
             known = {}
-        bars = {t: TrainedModel.from_dict(model).start_logit for t, model in plan.models.items()}
+        trained = {t: TrainedModel.from_dict(model) for t, model in plan.models.items()}
+        bars = {t: model.start_logit for t, model in trained.items()}
         report = ConsolidationReport(
             entities=len(entities),
             bands=dict(plan.band_counts),
@@ -235,7 +236,7 @@ class Consolidator:
             left_out={t: dict(r.left_out) for t, r in plan.fields.items()},
             models_reused=list(plan.reused_models),
             start_bars=bars,
-            unseparated=sorted(t for t, bar in bars.items() if bar == UNSEPARATED_PEOPLE_LOGIT),
+            unseparated=sorted(t for t, model in trained.items() if model.unseparated),
         )
         for entity_type, model in sorted(plan.models.items()):
             if entity_type in plan.reused_models:

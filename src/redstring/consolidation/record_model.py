@@ -152,14 +152,23 @@ class TrainedModel:
     #: Log-odds from which a candidate pair may start a join (`_start_logit`);
     #: None: any pair at even odds may.
     start_logit: float | None = None
+    #: People whose candidates' scores showed no two groups: `start_logit` is the
+    #: cautious bar (`UNSEPARATED_PEOPLE_LOGIT`, `unseparated_bar`), not read from
+    #: the scores.
+    unseparated: bool = False
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> TrainedModel:
-        """The model `as_dict` wrote (e.g. read back from the log)."""
-        return cls(**dict(data))  # type: ignore[arg-type]
+        """The model `as_dict` wrote (e.g. read back from the log). A model logged
+        before `unseparated` was a field marked the cautious bar by its value alone:
+        odds of 10^4."""
+        values = dict(data)
+        if "unseparated" not in values:
+            values["unseparated"] = values.get("start_logit") == UNSEPARATED_PEOPLE_LOGIT
+        return cls(**values)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -1008,9 +1017,14 @@ def train(
             and fitted
             and type_kind(entities[0].entity_type) == "person"
         ):
-            trained.start_logit = UNSEPARATED_PEOPLE_LOGIT
+            trained.unseparated = True
+            trained.start_logit = (
+                unseparated_bar(len(entities), len(pairs))
+                if names_decide(columns, unseparated=True)
+                else UNSEPARATED_PEOPLE_LOGIT
+            )
     start = trained.start_logit
-    if names_decide(columns, start):
+    if names_decide(columns, trained.unseparated):
         # The gate only lowers scores to 0: applied to the scores at hand, not
         # recomputed from the levels (1.7M pairs on people-names at 50k).
         evidence.names_only = True
@@ -1024,16 +1038,37 @@ def train(
 #: bumps (`_start_logit` is None): the fields cannot tell duplicates from namesakes
 #: (names alone, or names and a trade), and EM, unable to separate them either, fits
 #: a match rate of 0.65-0.90 among candidates that are mostly namesakes. Odds of
-#: 10^4 to 1: people-50k's records cut to first name and surname, P 0.528 -> 0.980
-#: (R 0.743 -> 0.546; Splink 0.875 / 0.595), to full name and occupation, P 0.093 ->
-#: 0.984 (a chain of 605 "William ..." gone; Splink 0.999 / 0.076). Odds of 10^3
-#: kept more (F1 0.725 / 0.430) at P 0.77 / 0.83. Every other people set fits a bar.
+#: 10^4 to 1: people-50k's records cut to full name and occupation, P 0.093 -> 0.984
+#: (a chain of 605 "William ..." gone; Splink 0.999 / 0.076); cut to first name,
+#: surname, gender and occupation (5k records), P 0.912, where odds of 10^3.2 let it
+#: chain (P 0.204). Names alone take `unseparated_bar` instead.
 UNSEPARATED_PEOPLE_LOGIT = float(np.log(1e4))
+#: `unseparated_bar`'s odds under the match rate among all pairs (log).
+UNSEPARATED_GLOBAL_LOGIT = 3.3
+
+
+def unseparated_bar(records: int, candidates: int) -> float:
+    """The cautious bar of people compared on their names alone (`names_decide`), in
+    the candidates' log-odds: `UNSEPARATED_GLOBAL_LOGIT` plus log(all pairs /
+    candidates), i.e. odds read under the match rate among all pairs (as Splink
+    reads its prior) rather than among the candidates. That rate falls as the
+    workspace grows: a person's duplicates are a handful whatever its size, while
+    the namesakes sharing a name grow with it, so more records need stronger
+    evidence. The fixed odds of 10^4 before it kept people-names' 1k records to R
+    0.085 (F1 0.157) and let its 50k chain (P 0.633); this bar: F1 0.790 at 1k,
+    0.750 at 5k (0.717 before), 0.727 at 20k (as before), 0.684 at 50k (0.648,
+    precision 0.73). Where the names pass the gate, their agreement is all there
+    is to weigh, and the bar scales it alone; other fields (a trade, a gender) are
+    weighed by EM in ways no size corrects, so they keep the fixed bar."""
+    pairs = records * (records - 1) / 2
+    return UNSEPARATED_GLOBAL_LOGIT + float(np.log(max(pairs, 1.0) / max(candidates, 1)))
+
+
 #: Kinds that name a person (an occupation read as a family name counts too).
 PERSON_NAME_KINDS = frozenset({FieldKind.GIVEN_NAME, FieldKind.FAMILY_NAME, FieldKind.PERSON_NAME})
 
 
-def names_decide(columns: Sequence[FieldColumn], start: float | None) -> bool:
+def names_decide(columns: Sequence[FieldColumn], unseparated: bool) -> bool:
     """Whether people are compared on their names alone and their scores showed no
     two groups (the cautious bar): then a pair whose names all differ outright is
     kept apart, whatever EM says. EM, fitting most candidates as matches there,
@@ -1041,11 +1076,7 @@ def names_decide(columns: Sequence[FieldColumn], start: float | None) -> bool:
     could keep two groups apart: people-50k cut to its first names and surnames
     chained into groups of 1,852 records (precision 0.03; 0.61 at 20k records).
     Read from the model and the fields alone, so a reused model decides alike."""
-    return (
-        start == UNSEPARATED_PEOPLE_LOGIT
-        and bool(columns)
-        and all(c.spec.kind in PERSON_NAME_KINDS for c in columns)
-    )
+    return unseparated and bool(columns) and all(c.spec.kind in PERSON_NAME_KINDS for c in columns)
 
 
 #: Candidates below which no bar is read (too few to show two bumps or their

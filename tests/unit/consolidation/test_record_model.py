@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
 import random
 import uuid
@@ -239,7 +241,7 @@ def test_people_known_by_name_alone_start_merges_only_on_overwhelming_odds() -> 
     """Catches a names-only list of people merged at even odds: its scores show no
     two groups (duplicates and namesakes alike), EM fits most candidates as matches,
     and namesakes chained. An organisation's name alone still sets no bar."""
-    from redstring.consolidation.record_model import UNSEPARATED_PEOPLE_LOGIT
+    from redstring.consolidation.record_model import UNSEPARATED_PEOPLE_LOGIT, unseparated_bar
 
     rng = random.Random(6)
     rows = [(rng.choice(GIVEN), rng.choice(FAMILY)) for _ in range(400)]
@@ -251,11 +253,44 @@ def test_people_known_by_name_alone_start_merges_only_on_overwhelming_odds() -> 
         _entity(f"o{k}", f"{g} {f}", "Organization", {"first": g, "last": f})
         for k, (g, f) in enumerate(rows)
     ]
-    person_model, firm_model = train(people).model, train(firms).model
-    assert person_model is not None
-    assert firm_model is not None
-    assert person_model.start_logit == UNSEPARATED_PEOPLE_LOGIT
-    assert firm_model.start_logit != UNSEPARATED_PEOPLE_LOGIT
+    person, firm = train(people), train(firms)
+    assert person.model is not None
+    assert firm.model is not None
+    assert person.model.unseparated
+    assert person.model.start_logit == unseparated_bar(len(people), len(person.pairs))
+    assert not firm.model.unseparated
+    assert firm.model.start_logit != person.model.start_logit
+    # With a trade beside the names the bar is the fixed one: EM weighs the trade.
+    trades = ["smith", "baker", "clerk", "weaver"]
+    traders = [
+        _entity(f"t{k}", f"{g} {f}", "Person", {"first": g, "last": f, "occupation": t})
+        for k, ((g, f), t) in enumerate(zip(rows, itertools.cycle(trades)))
+    ]
+    trader = train(traders).model
+    assert trader is not None
+    assert trader.unseparated
+    assert trader.start_logit == UNSEPARATED_PEOPLE_LOGIT
+
+
+def test_the_names_alone_bar_rises_with_the_workspace() -> None:
+    """Catches a names-only bar that ignores the workspace's size: namesakes sharing
+    a name grow with the records, a person's duplicates do not, so the same
+    candidates-per-record at ten times the records need stronger evidence; and a
+    model logged before the flag existed is still read as the cautious bar."""
+    from redstring.consolidation.record_model import (
+        UNSEPARATED_PEOPLE_LOGIT,
+        TrainedModel,
+        unseparated_bar,
+    )
+
+    small, large = unseparated_bar(5_000, 5_000 * 35), unseparated_bar(50_000, 50_000 * 35)
+    assert large - small == pytest.approx(math.log(10), abs=0.01)
+    # All pairs compared: the bar is the global odds themselves.
+    assert unseparated_bar(100, 4950) == pytest.approx(unseparated_bar(10, 45))
+    old = TrainedModel(fields=[], m=[], u=[], prior=0.5, rounds=1, rules=[]).as_dict()
+    del old["unseparated"]
+    assert TrainedModel.from_dict({**old, "start_logit": UNSEPARATED_PEOPLE_LOGIT}).unseparated
+    assert not TrainedModel.from_dict({**old, "start_logit": 2.0}).unseparated
 
 
 def test_people_known_by_name_alone_are_kept_apart_when_every_name_differs() -> None:
