@@ -36,7 +36,7 @@ from redstring.consolidation.names import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     import numpy.typing as npt
 
@@ -150,10 +150,10 @@ class FieldColumn:
 
 def _factorise(values: Sequence[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     index: dict[str, int] = {}
-    codes = np.full(len(values), -1, dtype=np.int64)
-    for row, value in enumerate(values):
-        if value:
-            codes[row] = index.setdefault(value, len(index))
+    codes = np.asarray(
+        [index.setdefault(value, len(index)) if value else -1 for value in values],
+        dtype=np.int64,
+    )
     present = codes[codes >= 0]
     counts = np.bincount(present, minlength=len(index)).astype(np.float64)
     total = max(1.0, float(len(present)))
@@ -194,10 +194,14 @@ def _normalised(entities: Sequence[Entity], spec: FieldSpec) -> list[tuple[str, 
     memo: dict[tuple[str, ...], tuple[str, str]] = {}
     out = []
     remainder = spec.kind is FieldKind.PERSON_NAME and len(spec.sources) > 1
-    for entity in entities:
-        raws = tuple(_raw(entity, source) for source in sources)
-        if remainder:
-            raws = (name_remainder(raws[0], [_raw(entity, p) for p in spec.sources[1:]]),)
+    # Column by column: a cell read per entity and source was a third of the time.
+    needed = spec.sources if remainder else sources
+    cells = [[_raw(entity, source) for entity in entities] for source in needed]
+    read: Iterable[tuple[str, ...]] = zip(*cells[: len(sources)], strict=True)
+    if remainder:
+        parts = list(zip(*cells[1:], strict=True))
+        read = ((name_remainder(cells[0][k], list(parts[k])),) for k in range(len(entities)))
+    for raws in read:
         found = memo.get(raws)
         if found is None:
             found = memo[raws] = _normalise(raws, spec.kind)

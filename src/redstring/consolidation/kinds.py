@@ -181,6 +181,9 @@ _MONTH_HINTS = ("month", "mm", "mon")
 
 
 def _text(value: object) -> str | None:
+    if type(value) is str:  # nearly every cell: read ~250k times at 10k records
+        text = value.strip()
+        return (whole_number(text) if "." in text else text) or None
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int | float | str):
