@@ -98,6 +98,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-febrl": [1000, 5000, 10000],
     "restaurants": [None],
     "products": [None],
+    "songs": [None],
     "listings": [None],
     "articles": [None],
 }
@@ -781,6 +782,32 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             [block_on("title"), block_on("manufacturer", "category")],
             0.6,
             [block_on("manufacturer"), block_on("substr(title,1,4)")],
+        )
+    if kind == "songs":
+        # A music catalogue: the docs' comparisons for a title and its artist, the
+        # album, year and language exactly; the length (two formats) and the track
+        # number left out as redstring leaves them.
+        frame = {
+            "unique_id": ids,
+            **{c: _column(records, c) for c in ("title", "artist", "album", "year", "language")},
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [block_on("artist"), block_on("substr(title,1,4)", "year")],
+                [
+                    cl.JaroWinklerAtThresholds("title", [0.95, 0.88, 0.7]).configure(
+                        term_frequency_adjustments=True
+                    ),
+                    cl.JaroWinklerAtThresholds("artist", [0.95, 0.88]),
+                    cl.ExactMatch("album").configure(term_frequency_adjustments=True),
+                    cl.ExactMatch("year"),
+                    cl.ExactMatch("language").configure(term_frequency_adjustments=True),
+                ],
+            ),
+            [block_on("title", "artist")],
+            0.6,
+            [block_on("artist"), block_on("substr(title,1,4)")],
         )
     if kind == "articles":
         # Short texts: the headline by Jaro-Winkler and by its first words, names as

@@ -1183,6 +1183,96 @@ def products(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("products", "Product", "id", None, rows, [g for *_, g in keyed])
 
 
+# --------------------------------------------------------------------------- music
+
+SONG_ARTISTS = 300
+#: Share of artists that are bands ("The Rivets"); the rest are people.
+SONG_BANDS = 0.4
+#: Titles many artists give a track: namesakes a title alone cannot tell apart.
+SONG_COMMON_TITLES = (
+    "Intro", "Home", "Love Song", "Outro", "Interlude", "Hello", "Tonight", "Forever",
+)  # fmt: skip
+SONG_LANGUAGES = ("eng", "eng", "eng", "ger", "fre", "spa")
+#: How many databases list a track (its copies), drawn uniformly from this tuple.
+SONG_COPIES = (1, 1, 1, 2, 2, 3, 4)
+
+
+def _song_copy(track: dict[str, str], length: int, r: random.Random) -> dict[str, str]:
+    title, artist = track["title"], track["artist"]
+    if r.random() < 0.3:
+        title = title.lower()
+    if r.random() < 0.1:
+        title = typo(title, r)
+    if r.random() < 0.1:
+        title += " (Live)" if r.random() < 0.5 else " - Remastered"
+    if artist.startswith("The ") and r.random() < 0.3:
+        artist = artist[4:]
+    if r.random() < 0.1:
+        artist = typo(artist, r)
+    seconds = length + r.randint(-2, 2)
+    return {
+        "title": title,
+        "artist": artist,
+        "album": track["album"] if r.random() >= 0.2 else "",
+        "year": track["year"] if r.random() >= 0.2 else "",
+        # One database writes minutes and seconds, another milliseconds.
+        "length": (
+            f"{seconds // 60}:{seconds % 60:02d}"
+            if r.random() < 0.5
+            else str(seconds * 1000 + r.randrange(1000))
+        ),
+        "language": track["language"] if r.random() >= 0.3 else "",
+        "number": track["number"] if r.random() >= 0.1 else "",
+    }
+
+
+def songs(people: list[dict[str, str]], documents: list[dict[str, Any]], seed: int) -> RecordSet:
+    """A music catalogue merged from several databases: artists (people's names from
+    the source, or bands named for a word), their albums and tracks, titles of one to
+    four words from the documents' vocabulary (some common to many artists); each
+    track listed one to four times, retyped (case, a typo, "(Live)", a dropped "The",
+    a length in m:ss or milliseconds, fields left out). The tracks of one album share
+    artist, album, year and language: only the title tells them apart."""
+    vocabulary = sorted(
+        {w.lower() for d in documents for s in d["sents"] for w in s if w.isalpha() and len(w) > 3}
+    )
+    names = sorted(
+        {
+            f"{p['first_name']} {p['surname']}".title()
+            for p in people
+            if p["first_name"] and p["surname"]
+        }
+    )
+    keyed: list[tuple[int, dict[str, str], str]] = []
+    for a in range(SONG_ARTISTS):
+        r = rng(seed, "artist", a)
+        band = r.random() < SONG_BANDS
+        artist = f"The {r.choice(vocabulary).title()}s" if band else r.choice(names)
+        language = r.choice(SONG_LANGUAGES)
+        for album in range(r.randint(1, 3)):
+            album_title = " ".join(r.sample(vocabulary, r.randint(1, 3))).title()
+            year = str(r.randint(1965, 2015))
+            for number in range(1, r.randint(5, 12) + 1):
+                identity = f"a{a}-{album}-{number}"
+                t = rng(seed, "track", identity)
+                title = (
+                    t.choice(SONG_COMMON_TITLES)
+                    if t.random() < 0.08
+                    else " ".join(t.sample(vocabulary, t.randint(1, 4))).title()
+                )
+                track = {
+                    "title": title, "artist": artist, "album": album_title, "year": year,
+                    "language": language, "number": str(number),
+                }  # fmt: skip
+                length = t.randint(120, 420)
+                for copy in range(t.choice(SONG_COPIES)):
+                    row = _song_copy(track, length, rng(seed, "song-row", identity, copy))
+                    keyed.append((_hashed(f"{seed}:{identity}:{copy}", 1 << 62), row, identity))
+    keyed.sort(key=lambda item: item[0])
+    rows = [{"id": f"m{i:05d}", **row} for i, (_, row, _) in enumerate(keyed)]
+    return RecordSet("songs", "Song", "id", None, rows, [g for *_, g in keyed])
+
+
 def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     """One named set, full size."""
     if name in {
@@ -1221,6 +1311,9 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     if name == "articles":
         with gzip.open(data / REDOCRED_FILE, "rt", encoding="utf-8") as handle:
             return articles(json.load(handle), seed)
+    if name == "songs":
+        with gzip.open(data / REDOCRED_FILE, "rt", encoding="utf-8") as handle:
+            return songs(read_rows(PEOPLE_FILE, data), json.load(handle), seed)
     source = read_rows(PATSTAT_FILE, data)
     if name == "patstat":
         return patstat(source)
@@ -1245,6 +1338,7 @@ SETS = (
     "people-febrl",
     "restaurants",
     "products",
+    "songs",
     "listings",
     "articles",
 )

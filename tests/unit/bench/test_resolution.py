@@ -320,6 +320,38 @@ def test_two_shops_list_some_products_twice_each_writing_its_own_title() -> None
     assert all(a["category"] == b["category"] for a, b in twice)
 
 
+def test_a_music_catalogue_lists_tracks_again_retyped_and_albums_share_all_but_titles() -> None:
+    """Catches a music set whose copies are verbatim (nothing to undo), that leaks
+    the gold identity, or whose albums do not hold tracks alike in everything but
+    the title (the siblings a resolver must keep apart)."""
+    people = [person(f"M{k}", f"M{k}", f"given{k % 7}", f"family{k % 11}", "") for k in range(40)]
+    documents = [{"sents": [["harbour", "lantern", "meadow", "orchard", "thunder"] * 3]}]
+    documents += [{"sents": [[f"word{k}{c}" for c in "abcdefgh"]]} for k in range(30)]
+    catalogue = v.songs(people, documents, seed=3)
+    assert catalogue.rows == v.songs(people, documents, seed=3).rows
+    assert catalogue.name_column is None
+    assert list(catalogue.rows[0]) == [
+        "id", "title", "artist", "album", "year", "length", "language", "number",
+    ]  # fmt: skip
+    members: dict[str, list[dict[str, str]]] = {}
+    for row, gold in zip(catalogue.rows, catalogue.gold, strict=True):
+        members.setdefault(gold, []).append(row)
+    copied = [rows for rows in members.values() if len(rows) > 1]
+    assert 0.4 < len(copied) / len(members) < 0.7
+    assert any(len({r["title"] for r in rows}) > 1 for rows in copied)
+    assert any(":" in r["length"] for r in catalogue.rows)
+    assert any(r["length"].isdigit() for r in catalogue.rows)
+    # Tracks of one album: one artist, album and year, several titles.
+    albums: dict[str, set[str]] = {}
+    for gold in members:
+        albums.setdefault(gold.rsplit("-", 1)[0], set()).add(gold)
+    assert all(len(tracks) >= 5 for tracks in albums.values())
+    assert all(
+        len({rows[0]["title"].lower() for g in tracks for rows in [members[g]]}) > 1
+        for tracks in albums.values()
+    )
+
+
 def test_households_share_what_a_home_shares_and_nothing_else() -> None:
     """Catches a household variant that copies identity facts (id number, given
     name) to the member, or forms households a sample would split."""
