@@ -418,6 +418,10 @@ def _categorical(key: str, values: Sequence[str]) -> bool:
     return top >= CATEGORY_TOP_SHARE * len(values)
 
 
+#: Legal forms that make a thing's own name a firm's (`LEGAL_FORMS` without "the").
+_FIRM_FORMS = LEGAL_FORMS - {"the"}
+
+
 def _name_kind(
     key: str, values: Sequence[str], entity_kind: str, mean_tokens: float
 ) -> tuple[FieldKind, str]:
@@ -431,7 +435,10 @@ def _name_kind(
         return FieldKind.GIVEN_NAME, "one-word names; the column name says given/middle name"
     if single and part == "family":
         return FieldKind.FAMILY_NAME, "one-word names; the column name says family name"
-    legal = _share(values, lambda v: any(t in LEGAL_FORMS for t in raw_tokens(v)))
+    # "The" begins a title as often as a firm's name: the own name of a thing neither
+    # person nor organisation (a film, a song) needs a true legal form to be a firm's.
+    forms = _FIRM_FORMS if key == NAME_FIELD and entity_kind == "other" else LEGAL_FORMS
+    legal = _share(values, lambda v: any(t in forms for t in raw_tokens(v)))
     if legal >= 0.2 or (entity_kind == "organization" and key == NAME_FIELD):
         return FieldKind.ORGANISATION_NAME, "names with legal forms"
     given = _given_share(values)

@@ -925,6 +925,43 @@ def test_short_titles_that_differ_outright_are_different_things() -> None:
     assert len(together) >= 0.8 * len(copied)
 
 
+def test_a_films_title_with_the_is_a_name_and_its_sequel_another_film() -> None:
+    """Catches a film's own name read as a firm's for its "The" (the firm levels
+    never look at numbers), and a sequel ("Rocky 2", "Rocky III") compared as a
+    close spelling of the original: same director, cast and genre, a year apart,
+    and the two merged. "II" and "2" are one number; a band's "The" still reads as
+    an organisation's in another column."""
+    from redstring.consolidation.comparisons import build_columns, compare
+    from redstring.consolidation.kinds import FieldSpec
+
+    rng = random.Random(8)
+    films = [
+        _entity(
+            f"f{k}",
+            f"The {rng.choice(FAMILY).title()}" if k % 3 == 0 else rng.choice(FAMILY).title(),
+            "Movie",
+            {"band": f"The {rng.choice(FAMILY).title()}s" if k % 2 else rng.choice(FAMILY)},
+        )
+        for k in range(120)
+    ]
+    kinds = {f.name: f.kind for f in detect_fields(films).used}
+    assert kinds["@name"] is FieldKind.NAME
+    assert kinds["band"] is FieldKind.ORGANISATION_NAME
+    titles = ["rocky", "rocky 2", "rocky ii", "rocky iii", "rocky", "rocky 2"]
+    entities = [_entity(f"t{k}", t, "Movie", {}) for k, t in enumerate(titles)]
+    spec = FieldSpec(name=NAME_FIELD, kind=FieldKind.NAME, sources=(NAME_FIELD,), reason="")
+    (column,) = build_columns(entities, [spec])
+    left, right = np.asarray([0, 1, 2, 0, 4, 1]), np.asarray([1, 2, 3, 3, 0, 5])
+    levels = compare(column, left, right).tolist()
+    top = column.levels - 1
+    # original / sequel, 2 / ii (one number), ii / iii, original / iii, equal, equal
+    assert levels[0] == 1
+    assert levels[1] > 1
+    assert levels[2] == 1
+    assert levels[3] == 1
+    assert levels[4:] == [top, top]
+
+
 def test_text_kinds_by_length() -> None:
     """Catches titles dropped as free text, or whole documents compared as text."""
     title = "A scalable approach to distributed query processing in large sensor networks"
