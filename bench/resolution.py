@@ -99,6 +99,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "restaurants": [None],
     "products": [None],
     "songs": [None],
+    "films": [None],
     "listings": [None],
     "articles": [None],
 }
@@ -808,6 +809,37 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             [block_on("title", "artist")],
             0.6,
             [block_on("artist"), block_on("substr(title,1,4)")],
+        )
+    if kind == "films":
+        # A film catalogue: the docs' comparisons for a title, a person's name and
+        # an array of names (the cast), the year and genre exactly; the runtime
+        # left out as redstring leaves it.
+        frame = {
+            "unique_id": ids,
+            **{c: _column(records, c) for c in ("title", "director", "year", "genre")},
+            "cast": _column(
+                records,
+                "cast",
+                lambda v: [n.strip().lower() for n in v.split(";") if n.strip()] or None,
+            ),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [block_on("substr(title,1,4)"), block_on("director", "year")],
+                [
+                    cl.JaroWinklerAtThresholds("title", [0.95, 0.88, 0.7]).configure(
+                        term_frequency_adjustments=True
+                    ),
+                    cl.JaroWinklerAtThresholds("director", [0.95, 0.88]),
+                    cl.ArrayIntersectAtSizes("cast", [2, 1]),
+                    cl.ExactMatch("year"),
+                    cl.ExactMatch("genre").configure(term_frequency_adjustments=True),
+                ],
+            ),
+            [block_on("title", "year")],
+            0.6,
+            [block_on("year"), block_on("substr(title,1,4)")],
         )
     if kind == "articles":
         # Short texts: the headline by Jaro-Winkler and by its first words, names as

@@ -1273,6 +1273,108 @@ def songs(people: list[dict[str, str]], documents: list[dict[str, Any]], seed: i
     return RecordSet("songs", "Song", "id", None, rows, [g for *_, g in keyed])
 
 
+# --------------------------------------------------------------------------- films
+
+FILM_IDENTITIES = 2500
+FILM_GENRES = (
+    "drama", "comedy", "thriller", "horror", "western", "musical", "documentary",
+    "romance", "war", "animation",
+)  # fmt: skip
+#: Share of films followed by a sequel (same director and much of the cast, a year
+#: or few later, the title with "2", "II" or "Part 2"), and remade decades later
+#: (same title, another director and cast).
+FILM_SEQUELS = 0.08
+FILM_REMAKES = 0.05
+#: How many catalogues list a film (its copies), drawn uniformly from this tuple.
+FILM_COPIES = (1, 1, 2, 2, 3)
+
+
+def _film_copy(film: dict[str, Any], r: random.Random) -> dict[str, str]:
+    title = str(film["title"])
+    if title.startswith("The ") and r.random() < 0.3:
+        title = f"{title[4:]}, The"
+    if r.random() < 0.3:
+        title = title.lower()
+    if r.random() < 0.1:
+        title = typo(title, r)
+    cast = list(film["cast"])[: r.randint(2, 5)]
+    r.shuffle(cast)
+    director = str(film["director"])
+    if r.random() < 0.3:
+        director = f"{director.split()[0][0]}. {director.split()[-1]}"
+    year = int(film["year"]) + (r.choice((-1, 1)) if r.random() < 0.1 else 0)
+    return {
+        "title": title,
+        "year": str(year) if r.random() >= 0.05 else "",
+        "director": director if r.random() >= 0.1 else "",
+        "cast": "; ".join(cast),
+        "genre": str(film["genre"]) if r.random() >= 0.2 else "",
+        "runtime": str(int(film["runtime"]) + r.randint(-2, 2)) if r.random() >= 0.2 else "",
+    }
+
+
+def films(people: list[dict[str, str]], documents: list[dict[str, Any]], seed: int) -> RecordSet:
+    """A film catalogue merged from several sources: titles of one to four words from
+    the documents' vocabulary (30% with "The"), directors and casts from the source's
+    people; sequels and remakes beside their originals. Each film listed one to three
+    times, retyped: "Title, The", lower case, a typo, the director's initial, a
+    shorter or reordered cast, the year one off now and then, fields left out."""
+    vocabulary = sorted(
+        {w.lower() for d in documents for s in d["sents"] for w in s if w.isalpha() and len(w) > 3}
+    )
+    names = sorted(
+        {
+            f"{p['first_name']} {p['surname']}".title()
+            for p in people
+            if p["first_name"] and p["surname"]
+        }
+    )
+    pool = rng(seed, "film-people")
+    actors, directors = (
+        pool.sample(names, min(1500, len(names))),
+        pool.sample(names, min(300, len(names))),
+    )
+    originals: list[tuple[str, dict[str, Any]]] = []
+    for number in range(FILM_IDENTITIES):
+        r = rng(seed, "film", number)
+        title = " ".join(r.sample(vocabulary, r.randint(1, 4))).title()
+        film: dict[str, Any] = {
+            "title": f"The {title}" if r.random() < 0.3 else title,
+            "year": r.randint(1930, 2020),
+            "director": r.choice(directors),
+            "cast": r.sample(actors, 5),
+            "genre": r.choice(FILM_GENRES),
+            "runtime": r.randint(80, 180),
+        }
+        originals.append((f"f{number}", film))
+        if r.random() < FILM_SEQUELS:
+            sequel = {
+                **film,
+                "title": film["title"] + r.choice((" 2", " II", " Part 2")),
+                "year": film["year"] + r.randint(1, 4),
+                "cast": film["cast"][:3] + r.sample(actors, 2),
+                "runtime": r.randint(80, 180),
+            }
+            originals.append((f"f{number}s", sequel))
+        if r.random() < FILM_REMAKES:
+            remake = {
+                **film,
+                "year": film["year"] + r.randint(15, 40),
+                "director": r.choice(directors),
+                "cast": r.sample(actors, 5),
+                "runtime": r.randint(80, 180),
+            }
+            originals.append((f"f{number}r", remake))
+    keyed: list[tuple[int, dict[str, str], str]] = []
+    for identity, film in originals:
+        for copy in range(rng(seed, "film-copies", identity).choice(FILM_COPIES)):
+            row = _film_copy(film, rng(seed, "film-row", identity, copy))
+            keyed.append((_hashed(f"{seed}:{identity}:{copy}", 1 << 62), row, identity))
+    keyed.sort(key=lambda item: item[0])
+    rows = [{"id": f"v{i:05d}", **row} for i, (_, row, _) in enumerate(keyed)]
+    return RecordSet("films", "Movie", "id", None, rows, [g for *_, g in keyed])
+
+
 def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     """One named set, full size."""
     if name in {
@@ -1311,6 +1413,9 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     if name == "articles":
         with gzip.open(data / REDOCRED_FILE, "rt", encoding="utf-8") as handle:
             return articles(json.load(handle), seed)
+    if name == "films":
+        with gzip.open(data / REDOCRED_FILE, "rt", encoding="utf-8") as handle:
+            return films(read_rows(PEOPLE_FILE, data), json.load(handle), seed)
     if name == "songs":
         with gzip.open(data / REDOCRED_FILE, "rt", encoding="utf-8") as handle:
             return songs(read_rows(PEOPLE_FILE, data), json.load(handle), seed)
@@ -1339,6 +1444,7 @@ SETS = (
     "restaurants",
     "products",
     "songs",
+    "films",
     "listings",
     "articles",
 )

@@ -352,6 +352,38 @@ def test_a_music_catalogue_lists_tracks_again_retyped_and_albums_share_all_but_t
     )
 
 
+def test_a_film_catalogue_holds_sequels_and_remakes_beside_retyped_copies() -> None:
+    """Catches a film set without the things a resolver must keep apart (a sequel:
+    same director and cast, the title and a number; a remake: same title, decades
+    later) or whose copies are verbatim."""
+    people = [person(f"F{k}", f"F{k}", f"given{k % 13}", f"family{k % 17}", "") for k in range(300)]
+    letters = "abcdefghijklmnop"
+    documents = [{"sents": [[f"word{a}{b}" for b in letters]]} for a in letters]
+    catalogue = v.films(people, documents, seed=3)
+    assert catalogue.rows == v.films(people, documents, seed=3).rows
+    assert catalogue.name_column is None
+    assert list(catalogue.rows[0]) == [
+        "id",
+        "title",
+        "year",
+        "director",
+        "cast",
+        "genre",
+        "runtime",
+    ]
+    members: dict[str, list[dict[str, str]]] = {}
+    for row, gold in zip(catalogue.rows, catalogue.gold, strict=True):
+        members.setdefault(gold, []).append(row)
+    sequels = [g for g in members if g.endswith("s")]
+    remakes = [g for g in members if g.endswith("r")]
+    assert 0.05 < len(sequels) / v.FILM_IDENTITIES < 0.11
+    assert 0.03 < len(remakes) / v.FILM_IDENTITIES < 0.07
+    assert any(len({r["title"] for r in rows}) > 1 for rows in members.values())
+    # A sequel's title is its original's and a number, in some copy.
+    numbered = re.compile(r".* (2|ii|part 2)(, the)?$")
+    assert all(any(numbered.match(r["title"].lower()) for r in members[g]) for g in sequels[:20])
+
+
 def test_households_share_what_a_home_shares_and_nothing_else() -> None:
     """Catches a household variant that copies identity facts (id number, given
     name) to the member, or forms households a sample would split."""
