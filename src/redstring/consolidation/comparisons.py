@@ -73,6 +73,7 @@ LEVELS: dict[FieldKind, tuple[str, ...]] = {
         "different", "another house number", "token set>=0.70", "token set>=0.90", "exact",
     ),
     FieldKind.CATEGORY: ("different", "jw>=0.88", "exact"),
+    FieldKind.COORDINATES: ("different", "within 50 km", "within 10 km", "within 2 km", "exact"),
     FieldKind.TEXT: (
         "different", "token set>=0.60", "token set>=0.80", "token set>=0.95", "exact",
     ),
@@ -189,7 +190,7 @@ def _normalised(entities: Sequence[Entity], spec: FieldSpec) -> list[tuple[str, 
     """`_normalise` of each entity's field. Values repeat (towns, given names, the
     duplicates themselves), so each distinct raw value is normalised once."""
     dated = spec.kind in (FieldKind.DATE, FieldKind.YEAR)
-    joined = dated or spec.kind is FieldKind.ADDRESS
+    joined = dated or spec.kind in (FieldKind.ADDRESS, FieldKind.COORDINATES)
     sources = spec.sources if joined else spec.sources[:1]
     memo: dict[tuple[str, ...], tuple[str, str]] = {}
     out = []
@@ -220,6 +221,13 @@ def _normalise(raws: tuple[str, ...], kind: FieldKind) -> tuple[str, str]:
             return "", ""
         text = " ".join(raw_tokens(" ".join(r for r in raws if r)))
         return text, text
+    if kind is FieldKind.COORDINATES:
+        try:
+            lat, lon = (float(r) for r in raws)
+        except ValueError:
+            return "", ""
+        # The cell of a tenth of a degree (~10 km) is the coarser value: a block.
+        return f"{lat:.5f},{lon:.5f}", f"{lat:.1f},{lon:.1f}"
     raw = raws[0]
     if not raw:
         return "", ""
@@ -532,6 +540,21 @@ def _dense(
     )
 
 
+def _kilometres(
+    left: npt.NDArray[np.object_], right: npt.NDArray[np.object_]
+) -> npt.NDArray[np.float64]:
+    """Great-circle distance between "lat,lon" texts (haversine, Earth's mean radius)."""
+
+    def points(texts: npt.NDArray[np.object_]) -> npt.NDArray[np.float64]:
+        pairs = [str(t).split(",") for t in texts.tolist()]
+        return np.radians(np.asarray(pairs, dtype=np.float64).reshape(-1, 2))
+
+    a, b = points(left), points(right)
+    dlat, dlon = b[:, 0] - a[:, 0], b[:, 1] - a[:, 1]
+    h = np.sin(dlat / 2) ** 2 + np.cos(a[:, 0]) * np.cos(b[:, 0]) * np.sin(dlon / 2) ** 2
+    return np.asarray(2 * 6371.0 * np.arcsin(np.sqrt(np.clip(h, 0.0, 1.0))), dtype=np.float64)
+
+
 def _numbered(text: str) -> list[str]:
     """The words of a text that hold a digit: a house number, a model code, an edition."""
     return [word for word in text.split() if any(c.isdigit() for c in word)]
@@ -707,6 +730,12 @@ def _fill(
         )
         edits = one_edit()
         put(swapped | edits, 5)
+        return
+    if kind is FieldKind.COORDINATES:
+        km = _kilometres(lt, rt)
+        put(km <= 50, 2)
+        put(km <= 10, 3)
+        put(km <= 2, 4)
         return
     if kind is FieldKind.LIST:
         any_shared, rare_shared = _shared(column, left, right)

@@ -81,6 +81,7 @@ class FieldKind(StrEnum):
     CATEGORY = "category"
     LIST = "list"
     TEXT = "text"
+    COORDINATES = "coordinates"
     FREE_TEXT = "free_text"
     IGNORE = "ignore"
 
@@ -152,6 +153,9 @@ _NAME_PART_HINTS = {
     ),
 }  # fmt: skip
 _POSTCODE_HINTS = ("postcode", "post_code", "postal", "zip", "plz")
+#: Words of a latitude's and a longitude's column names ("lat", "Latitude", "Breite").
+_LATITUDE_WORDS = ("lat", "latitude", "breite", "breitengrad")
+_LONGITUDE_WORDS = ("lon", "lng", "long", "longitude", "laenge", "lange", "langengrad")
 #: Words of a column name that say it holds house numbers ("street_number", "house_no").
 _HOUSE_NUMBER_WORDS = frozenset(
     {
@@ -496,6 +500,7 @@ def detect_fields(
         values = _values(head, key) or _values(entities, key)
         kinds[key] = _detect_one(key, values, entity_kind)
     _join_split_dates(entities, kinds, forced, report)
+    _join_coordinates(entities, kinds, forced, report)
     _join_house_numbers(entities, kinds, forced, report)
     remainders = _drop_composite_names(head, kinds, forced, report)
     for key in keys:
@@ -643,6 +648,48 @@ def _join_house_numbers(
             reason=f"house numbers in {number}, the street in {street}",
         )
     )
+
+
+def _join_coordinates(
+    entities: Sequence[Entity],
+    kinds: dict[str, tuple[FieldKind, str]],
+    forced: Mapping[str, FieldKind],
+    report: FieldReport,
+) -> None:
+    """A latitude and a longitude column are one place on the map, compared by the
+    distance between two records' points: alone each is a number a namesake town
+    two countries away can share to a degree."""
+
+    def numbers(key: str, bound: float) -> bool:
+        values = _values(entities[:SAMPLE], key)
+        return bool(values) and _share(values, lambda v: _within(v, bound)) >= SHAPE_SHARE
+
+    open_keys = [
+        k for k, (kind, _) in kinds.items() if kind is FieldKind.IGNORE and k not in forced
+    ]
+    lats = [k for k in open_keys if _named(k, _LATITUDE_WORDS) and numbers(k, 90.0)]
+    lons = [k for k in open_keys if _named(k, _LONGITUDE_WORDS) and numbers(k, 180.0)]
+    if len(lats) != 1 or len(lons) != 1:
+        return
+    lat, lon = lats[0], lons[0]
+    kinds.pop(lat)
+    kinds.pop(lon)
+    report.used.append(
+        FieldSpec(
+            name=f"{lat}+{lon}",
+            kind=FieldKind.COORDINATES,
+            sources=(lat, lon),
+            reason=f"a point on the map: latitude {lat}, longitude {lon}",
+        )
+    )
+
+
+def _within(value: str, bound: float) -> bool:
+    try:
+        number = float(value)
+    except ValueError:
+        return False
+    return -bound <= number <= bound
 
 
 def _join_split_dates(

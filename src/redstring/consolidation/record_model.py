@@ -204,6 +204,9 @@ class RecordEvidence:
     #: People compared on their names alone whose scores show no two groups
     #: (`names_decide`): a pair whose names all differ scores 0.
     names_only: bool = False
+    #: Points on the map more than 50 km apart keep a pair apart: true for things
+    #: (a place, a firm's site), not for people, who move.
+    places_apart: bool = False
 
     def veto_view(
         self,
@@ -265,8 +268,12 @@ class RecordEvidence:
         self, levels: npt.NDArray[np.int8], probability: npt.NDArray[np.float64]
     ) -> npt.NDArray[np.float64]:
         """Probability 0 where the entity's title-like name is not close (see
-        `TITLE_GATE_LEVEL`, `NAME_GATE_LEVEL`)."""
+        `TITLE_GATE_LEVEL`, `NAME_GATE_LEVEL`), or its points on the map are far apart."""
         for f, column in enumerate(self.columns):
+            if column.spec.kind is FieldKind.COORDINATES and self.places_apart:
+                # More than 50 km apart: two places, however alike the rest (namesake
+                # towns; "Springfield" is in thirty-odd states).
+                probability = np.where(levels[:, f] == 1, 0.0, probability)
             if column.spec.name != NAME_FIELD:
                 continue
             gate = {FieldKind.TEXT: TITLE_GATE_LEVEL, FieldKind.NAME: NAME_GATE_LEVEL}
@@ -544,6 +551,8 @@ def _candidate_rules(columns: Sequence[FieldColumn]) -> list[BlockingRule]:
             singles.append(((f, "year"), f"year({name})"))
         if kind in (FieldKind.POSTCODE, FieldKind.EMAIL, FieldKind.WEBSITE):
             singles.append(((f, "alt"), f"{name}~part"))
+        if kind is FieldKind.COORDINATES:
+            singles.append(((f, "alt"), f"{name}~cell"))
     # A category alone (a trade, a sex) never identifies anything: only in pairs.
     rules = [
         BlockingRule((part,), label)
@@ -1016,6 +1025,7 @@ def train(
         comparisons=len(pairs),
         log_random_u=log_random_u,
         reused=reused,
+        places_apart=type_kind(entities[0].entity_type) != "person",
     )
     evidence.comparable = evidence._comparable(levels)
     evidence.probabilities = evidence._from_levels(levels, pairs[:, 0], pairs[:, 1])

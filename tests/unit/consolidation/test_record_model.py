@@ -962,6 +962,68 @@ def test_a_films_title_with_the_is_a_name_and_its_sequel_another_film() -> None:
     assert levels[4:] == [top, top]
 
 
+def test_namesake_towns_far_apart_are_two_places() -> None:
+    """Catches latitude and longitude left out as amounts (a gazetteer with namesake
+    towns went to precision 0.30) or compared apart, the distance levels read wrong,
+    and EM's word on two points 300 km apart outweighed by an equal name."""
+    from redstring.consolidation.comparisons import build_columns, compare
+
+    rng = random.Random(10)
+    # Distinct names, but for the namesakes added below.
+    names = sorted({f"{a}{b}".title() for a in FAMILY for b in ("ton", "by", "field", "ham")})
+    towns = [(name, rng.uniform(40, 60)) for name in rng.sample(names, 150)]
+    towns += [(name, lat + rng.choice([-4.0, 4.0])) for name, lat in towns[:50]]  # namesakes
+    entities, gold = [], []
+    for k, (name, lat) in enumerate(towns):
+        lon = rng.uniform(-5, 25)
+        for copy in range(rng.choice([1, 2, 3])):
+            entities.append(
+                _entity(
+                    f"p{k}-{copy}",
+                    name if copy == 0 else name.upper(),
+                    "Place",
+                    {
+                        "latitude": f"{lat + rng.uniform(-0.005, 0.005):.4f}",
+                        "longitude": f"{lon + rng.uniform(-0.005, 0.005):.4f}",
+                        "country": rng.choice(["DE", "FR"]),
+                    },
+                )
+            )
+            gold.append(k)
+    evidence = train(entities)
+    kinds = {f.name: f.kind for f in evidence.report.used}
+    assert kinds["latitude+longitude"] is FieldKind.COORDINATES
+    assert "latitude" not in kinds
+    clusters = agreeing_clusters(len(entities), evidence.pairs, evidence.probabilities, evidence)
+    for cluster in clusters:
+        assert len({gold[m] for m in cluster}) == 1, [
+            (entities[m].name, entities[m].properties) for m in cluster
+        ]
+    assert sum(len(c) > 1 for c in clusters) >= 0.9 * sum(gold.count(g) > 1 for g in set(gold))
+    # Whatever EM learnt, two points more than 50 km apart are two places.
+    field = next(f for f, c in enumerate(evidence.columns) if c.spec.name == "latitude+longitude")
+    far = compare(evidence.columns[field], evidence.pairs[:, 0], evidence.pairs[:, 1]) == 1
+    assert far.any()
+    assert (evidence.probabilities[far] == 0).all()
+    # London, 1 km east, 6 km east, 40 km east, Paris.
+    points = [(51.5074, -0.1278), (51.5074, -0.1134), (51.5074, -0.0414), (51.5074, 0.45)]
+    points.append((48.8566, 2.3522))
+    spots = [
+        _entity(f"s{k}", "x", "Place", {"lat": str(a), "lon": str(b)})
+        for k, (a, b) in enumerate(points)
+    ]
+    (column,) = build_columns(
+        spots,
+        [
+            evidence.report.used[0].__class__(
+                name="lat+lon", kind=FieldKind.COORDINATES, sources=("lat", "lon"), reason=""
+            )
+        ],
+    )
+    levels = compare(column, np.asarray([0, 0, 0, 0, 0]), np.asarray([0, 1, 2, 3, 4])).tolist()
+    assert levels == [5, 4, 3, 2, 1]
+
+
 def test_text_kinds_by_length() -> None:
     """Catches titles dropped as free text, or whole documents compared as text."""
     title = "A scalable approach to distributed query processing in large sensor networks"
