@@ -100,6 +100,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "products": [None],
     "songs": [None],
     "films": [None],
+    "places": [None],
     "listings": [None],
     "articles": [None],
 }
@@ -840,6 +841,33 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             [block_on("title", "year")],
             0.6,
             [block_on("year"), block_on("substr(title,1,4)")],
+        )
+    if kind == "places":
+        # A gazetteer: the docs' name comparison with term frequencies, the point by
+        # distance in km (Splink's own comparison for coordinates), the country
+        # exactly; the population left out as redstring leaves it.
+        frame = {
+            "unique_id": ids,
+            "name": _column(records, "name"),
+            "lat": _column(records, "latitude", float),
+            "lon": _column(records, "longitude", float),
+            "country": _column(records, "country"),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [block_on("name"), block_on("round(lat, 1)", "round(lon, 1)")],
+                [
+                    cl.JaroWinklerAtThresholds("name", [0.95, 0.88]).configure(
+                        term_frequency_adjustments=True
+                    ),
+                    cl.DistanceInKMAtThresholds("lat", "lon", [2, 10, 50]),
+                    cl.ExactMatch("country").configure(term_frequency_adjustments=True),
+                ],
+            ),
+            [block_on("name", "country")],
+            0.6,
+            [block_on("name"), block_on("round(lat, 1)", "round(lon, 1)")],
         )
     if kind == "articles":
         # Short texts: the headline by Jaro-Winkler and by its first words, names as

@@ -1375,6 +1375,66 @@ def films(people: list[dict[str, str]], documents: list[dict[str, Any]], seed: i
     return RecordSet("films", "Movie", "id", None, rows, [g for *_, g in keyed])
 
 
+# --------------------------------------------------------------------------- places
+
+PLACE_IDENTITIES = 3000
+#: Share of settlements named as an earlier one elsewhere (namesakes: "Springfield").
+PLACE_NAMESAKES = 0.3
+PLACE_SUFFIXES = ("ton", "ville", "burg", "field", "ford", "ham", "by", "wick", "stead", "")
+PLACE_COUNTRIES = ("DE", "FR", "GB", "PL", "IT")
+#: How many gazetteers list a settlement (its copies), drawn uniformly from this tuple.
+PLACE_COPIES = (1, 2, 2, 3, 4)
+
+
+def places(source: list[dict[str, str]], seed: int) -> RecordSet:
+    """A gazetteer merged from several sources: settlements named for the source's
+    surnames and a suffix, 30% named as an earlier one elsewhere (namesakes), at
+    random points over Europe; each listed one to four times, the point a few hundred
+    metres off, the name upper-cased or mistyped now and then, the country or the
+    population (a census apart, within 10%) left out."""
+    stems = sorted({row["surname"].lower() for row in source if row["surname"].isalpha()})
+    towns: list[dict[str, Any]] = []
+    for number in range(PLACE_IDENTITIES):
+        r = rng(seed, "place", number)
+        name = (
+            r.choice(towns)["name"]
+            if towns and r.random() < PLACE_NAMESAKES
+            else (r.choice(stems) + r.choice(PLACE_SUFFIXES)).title()
+        )
+        towns.append(
+            {
+                "name": name,
+                "lat": r.uniform(35, 60),
+                "lon": r.uniform(-10, 30),
+                "country": r.choice(PLACE_COUNTRIES),
+                "population": int(10 ** r.uniform(2, 6)),
+            }
+        )
+    keyed: list[tuple[int, dict[str, str], str]] = []
+    for number, town in enumerate(towns):
+        identity = f"t{number}"
+        for copy in range(rng(seed, "place-copies", identity).choice(PLACE_COPIES)):
+            r = rng(seed, "place-row", identity, copy)
+            name = str(town["name"])
+            if r.random() < 0.2:
+                name = name.upper()
+            if r.random() < 0.1:
+                name = typo(name, r)
+            row = {
+                "name": name,
+                "latitude": f"{town['lat'] + r.uniform(-0.01, 0.01):.4f}",
+                "longitude": f"{town['lon'] + r.uniform(-0.01, 0.01):.4f}",
+                "country": str(town["country"]) if r.random() >= 0.1 else "",
+                "population": (
+                    str(int(town["population"] * r.uniform(0.9, 1.1))) if r.random() >= 0.4 else ""
+                ),
+            }
+            keyed.append((_hashed(f"{seed}:{identity}:{copy}", 1 << 62), row, identity))
+    keyed.sort(key=lambda item: item[0])
+    rows = [{"id": f"g{i:05d}", **row} for i, (_, row, _) in enumerate(keyed)]
+    return RecordSet("places", "Place", "id", "name", rows, [g for *_, g in keyed])
+
+
 def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     """One named set, full size."""
     if name in {
@@ -1389,10 +1449,13 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
         "people-names",
         "people-febrl",
         "restaurants",
+        "places",
     }:
         source = read_rows(PEOPLE_FILE, data)
         if name == "restaurants":
             return restaurants(source, seed)
+        if name == "places":
+            return places(source, seed)
         if name == "people-50k":
             return people_50k(source)
         if name == "people-names":
@@ -1445,6 +1508,7 @@ SETS = (
     "products",
     "songs",
     "films",
+    "places",
     "listings",
     "articles",
 )

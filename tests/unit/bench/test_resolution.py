@@ -384,6 +384,37 @@ def test_a_film_catalogue_holds_sequels_and_remakes_beside_retyped_copies() -> N
     assert all(any(numbered.match(r["title"].lower()) for r in members[g]) for g in sequels[:20])
 
 
+def test_a_gazetteer_holds_namesake_settlements_and_retyped_copies() -> None:
+    """Catches a gazetteer without namesakes (settlements a name alone cannot tell
+    apart), whose copies sit at the very same point or far from it, or that leaks
+    the gold identity."""
+    source = [
+        person(f"G{k}", f"G{k}", f"given{k % 7}", f"fam{chr(97 + k % 26)}", "") for k in range(60)
+    ]
+    gazetteer = v.places(source, seed=3)
+    assert gazetteer.rows == v.places(source, seed=3).rows
+    assert list(gazetteer.rows[0]) == [
+        "id",
+        "name",
+        "latitude",
+        "longitude",
+        "country",
+        "population",
+    ]
+    members: dict[str, list[dict[str, str]]] = {}
+    for row, gold in zip(gazetteer.rows, gazetteer.gold, strict=True):
+        members.setdefault(gold, []).append(row)
+    assert len(members) == v.PLACE_IDENTITIES
+    by_name: dict[str, set[str]] = {}
+    for gold, rows in members.items():
+        by_name.setdefault(rows[0]["name"].lower(), set()).add(gold)
+    assert sum(len(golds) > 1 for golds in by_name.values()) > 0.1 * len(by_name)
+    copied = [rows for rows in members.values() if len(rows) > 1]
+    for rows in copied:
+        lats = [float(r["latitude"]) for r in rows]
+        assert 0 < max(lats) - min(lats) <= 0.02 or len(set(lats)) == 1
+
+
 def test_households_share_what_a_home_shares_and_nothing_else() -> None:
     """Catches a household variant that copies identity facts (id number, given
     name) to the member, or forms households a sample would split."""
