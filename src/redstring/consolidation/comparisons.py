@@ -233,6 +233,8 @@ def _normalise(raws: tuple[str, ...], kind: FieldKind) -> tuple[str, str]:
         return "", ""
     if kind in (FieldKind.IDENTIFIER,):
         text = "".join(c for c in raw.upper() if c.isalnum())
+        # An all-digit code exported through a spreadsheet loses its leading zeros.
+        text = text.lstrip("0") or text if text.isdigit() else text
         return text, text
     if kind is FieldKind.PHONE:
         digits = "".join(c for c in raw if c.isdigit())[-9:]

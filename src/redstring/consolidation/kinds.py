@@ -156,6 +156,14 @@ _POSTCODE_HINTS = ("postcode", "post_code", "postal", "zip", "plz")
 #: Words of a latitude's and a longitude's column names ("lat", "Latitude", "Breite").
 _LATITUDE_WORDS = ("lat", "latitude", "breite", "breitengrad")
 _LONGITUDE_WORDS = ("lon", "lng", "long", "longitude", "laenge", "lange", "langengrad")
+#: Words of a column name that say its long numbers are codes ("company_number",
+#: "account_no", "reg_id") even when their lengths vary; and the digits from which
+#: they are long (a house number or a count is shorter, or not distinct).
+_ID_WORDS = (
+    "id", "number", "no", "nr", "num", "code", "reg", "registration", "account",
+    "ref", "reference", "nummer", "numero",
+)  # fmt: skip
+ID_MIN_DIGITS = 6
 #: Words of a column name that say it holds house numbers ("street_number", "house_no").
 _HOUSE_NUMBER_WORDS = frozenset(
     {
@@ -381,6 +389,10 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
         # house number at any ("7", "212", "1500").
         widths = Counter(len(v) for v in values)
         if widths.most_common(1)[0][1] < CODE_WIDTH_SHARE * len(values):
+            long = sorted(len(v) for v in values)[len(values) // 2] >= ID_MIN_DIGITS
+            if long and ratio >= 0.3 and _named(key, _ID_WORDS):
+                # A spreadsheet drops a code's leading zeros ("05443557" -> 5443557).
+                return FieldKind.IDENTIFIER, "long distinct numbers in a column named for ids"
             return FieldKind.IGNORE, "integers of varying length (counts, house numbers)"
         if distinct <= 12 or ratio <= 0.05:
             return FieldKind.CATEGORY, f"{distinct} distinct codes of one length"

@@ -202,6 +202,39 @@ def test_websites_counts_and_codes_are_told_apart() -> None:
     assert "employees" in report.left_out
 
 
+def test_a_register_number_that_lost_its_leading_zeros_is_still_an_identifier() -> None:
+    """Catches company numbers left out as "counts" because a spreadsheet dropped
+    their leading zeros (their lengths vary), and "05443557" compared as another
+    code than 5443557 (two firms of one group at one address then merged: a
+    register probe went to precision 0.37); a count of employees stays a count."""
+    from redstring.consolidation.comparisons import build_columns, compare
+
+    rng = random.Random(3)
+    numbers = [f"{rng.randrange(10**5, 10**7):08d}" for _ in range(200)]
+    entities = [
+        _entity(
+            f"r{k}",
+            f"{rng.choice(FAMILY)} holdings ltd",
+            "Organization",
+            {
+                "company_number": n.lstrip("0") if k % 3 == 0 else n,
+                "employees": str(rng.randrange(1, 5000)),
+            },
+        )
+        for k, n in enumerate(numbers)
+    ]
+    report = detect_fields(entities)
+    kinds = {f.name: f.kind for f in report.used}
+    assert kinds["company_number"] is FieldKind.IDENTIFIER
+    assert "employees" in report.left_out
+    twins = [
+        _entity("a", "x", "Organization", {"company_number": v}) for v in ("05443557", "5443557")
+    ]
+    spec = next(f for f in report.used if f.name == "company_number")
+    (column,) = build_columns(twins, [spec])
+    assert compare(column, np.asarray([0]), np.asarray([1])).tolist() == [column.levels - 1]
+
+
 def test_a_site_and_its_pages_are_one_site() -> None:
     """Catches "https://www.acme.com/" and "acme.com" compared as different values, or
     a page of a site as another site."""
