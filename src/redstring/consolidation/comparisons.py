@@ -10,9 +10,10 @@ and the top level "exactly equal"; the levels between are ordered by similarity.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import jellyfish
@@ -22,6 +23,7 @@ from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler
 
 from redstring.consolidation.dates import parse_date
 from redstring.consolidation.kinds import (
+    NAME_FIELD,
     FieldKind,
     FieldSpec,
     field_text,
@@ -55,7 +57,8 @@ LEVELS: dict[FieldKind, tuple[str, ...]] = {
     FieldKind.NAME: ("different", "jw>=0.80", "token set>=0.85", "jw>=0.92", "exact"),
     FieldKind.LOCALITY: ("different", "jw>=0.80", "jw>=0.92", "exact"),
     FieldKind.ORGANISATION_NAME: (
-        "different", "token set>=0.80", "jw>=0.92", "same core name", "exact",
+        "another role on each side", "different", "token set>=0.80", "jw>=0.92",
+        "same core name", "exact",
     ),
     FieldKind.DATE: (
         "different", "within ten years", "within a year", "same year and month",
@@ -143,6 +146,12 @@ class FieldColumn:
     #: Family names: per code, whether the value is no surname at all
     #: (`names.not_a_surname`); filled on first use.
     no_surname: npt.NDArray[np.bool_] | None = None
+    #: Organisation names: the distinct names holding each word's sound (soundex),
+    #: filled on first use (`_roles_apart`).
+    postings: dict[str, set[int]] | None = None
+    #: Organisation names: `_roles_apart` of each value pair asked so far (the
+    #: clustering asks the pairs of a large firm's names again and again).
+    roles: dict[tuple[str, str], bool] = field(default_factory=dict)
 
     @property
     def levels(self) -> int:
@@ -557,6 +566,80 @@ def _kilometres(
     return np.asarray(2 * 6371.0 * np.arcsin(np.sqrt(np.clip(h, 0.0, 1.0))), dtype=np.float64)
 
 
+#: Words two organisation names may hold on their own without naming two things.
+_ORG_FILLER = frozenset({"the", "and", "of", "de", "la", "le", "du", "der", "und"})
+#: A word is a role ("services", "grill", "dining room") when at least this many of
+#: the workspace's names hold it, this share of them sounding like no other word of
+#: the pair.
+ROLE_MIN_NAMES = 5
+ROLE_ELSEWHERE_SHARE = 0.8
+#: Token-set similarity below which two organisation names share no word to hold
+#: roles beside.
+ROLE_TOKEN_SET = 40.0
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _org_words(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """A name's words for `_roles_apart`, and their first letters (a quick test: two
+    names whose words begin with no common letter share no word)."""
+    words = tuple(
+        t
+        for t in core_tokens(text, "organization")
+        if t not in _ORG_FILLER and len(t) > 2 and t.isalpha()
+    )
+    return words, frozenset(w[0] for w in words)
+
+
+def _postings(column: FieldColumn) -> dict[str, set[int]]:
+    if column.postings is None:
+        postings: dict[str, set[int]] = {}
+        for code, text in enumerate(dict.fromkeys(str(t) for t in column.text.tolist() if t)):
+            for word in _org_words(text)[0]:
+                postings.setdefault(jellyfish.soundex(word), set()).add(code)
+        column.postings = postings
+    return column.postings
+
+
+def _roles_apart(left: str, right: str, postings: dict[str, set[int]]) -> bool:
+    """Whether two organisation names share a word but each holds a role word of its
+    own: "Basf Services Ltd" / "Basf Finance Limited", "the carlton grill" / "the
+    carlton dining room" -- two firms of one group, two rooms of one hotel, at one
+    address. A role word is one the workspace's names use beside other words (most
+    names holding its sound hold none of the pair's other words' sounds); a word
+    only one firm's names hold ("gloeilampenfabrieken" beside "philips", "phlips")
+    is a variant of that name. Sounds, not spellings: mistyped copies keep their
+    neighbourhood. A typo, an abbreviation ("intl" / "international": its letters
+    in order) or the other's initials match as one word."""
+    (a, a_initials), (b, b_initials) = _org_words(left), _org_words(right)
+    if a_initials.isdisjoint(b_initials) or not any(_one_word(x, y) for x in a for y in b):
+        return False
+    sounds = {w: jellyfish.soundex(w) for w in {*a, *b}}
+
+    def role(word: str, others: tuple[str, ...]) -> bool:
+        if any(_one_word(word, o) for o in others):
+            return False
+        holders = postings.get(sounds[word], set())
+        if len(holders) < ROLE_MIN_NAMES:
+            return False
+        near: set[int] = set()
+        for sound in {sounds[w] for w in sounds} - {sounds[word]}:
+            near |= postings.get(sound, set())
+        return len(holders - near) >= ROLE_ELSEWHERE_SHARE * len(holders)
+
+    return any(role(x, b) for x in a) and any(role(y, a) for y in b)
+
+
+def _one_word(x: str, y: str) -> bool:
+    if x == y:
+        return True
+    short, long = (x, y) if len(x) <= len(y) else (y, x)
+    if len(short) >= 2 and short[0] == long[0]:
+        letters = iter(long)
+        if all(c in letters for c in short):
+            return True
+    return len(short) >= 4 and JaroWinkler.similarity(x, y) >= 0.9
+
+
 def _numbered(text: str) -> list[str]:
     """The words of a text that hold a digit: a house number, a model code, an edition."""
     return [word for word in text.split() if any(c.isdigit() for c in word)]
@@ -810,9 +893,25 @@ def _fill(
         put(jw >= 0.92, 4)
         put(alt_equal, 5)
     elif kind is FieldKind.ORGANISATION_NAME:
-        put(similarity(fuzz.token_set_ratio, 80.0) >= 80, 2)
-        put(jw >= 0.92, 3)
-        put(alt_equal, 4)
+        # Names sharing a word score 40 or more on token set ("basf services" /
+        # "basf finance" ~50): only those can hold a role each (most pairs do not).
+        ts = similarity(fuzz.token_set_ratio, ROLE_TOKEN_SET)
+        postings, known = _postings(column), column.roles
+        roles = np.zeros(len(lt), dtype=bool)
+        # The entity's own name only: another column of firms' names (an artist, a
+        # publisher) names related things, whose roles say nothing of these two.
+        shared = ts >= ROLE_TOKEN_SET if column.spec.name == NAME_FIELD else ts < 0
+        for k in np.flatnonzero(shared).tolist():
+            key = (str(lt[k]), str(rt[k]))
+            found = known.get(key)
+            if found is None:
+                found = known[key] = _roles_apart(*key, postings)
+            roles[k] = found
+        put(~roles, 2)
+        put(ts >= 80, 3)
+        put(jw >= 0.92, 4)
+        put(alt_equal, 5)
+        out[rows[roles]] = 1
     elif kind is FieldKind.NAME:
         put(jw >= 0.80, 2)
         put(similarity(fuzz.token_set_ratio, 85.0) >= 85, 3)

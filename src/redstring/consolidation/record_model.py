@@ -117,6 +117,10 @@ TITLE_GATE_LEVEL = 3
 #: albums (precision 0.09; 0.95 with the gate, 0.96 with "jw>=0.80" gated too but
 #: recall 0.957 against 0.993: a retyped short title is often only that close).
 NAME_GATE_LEVEL = 2
+#: The same for an organisation's name: "another role on each side" (level 1,
+#: `comparisons._roles_apart`) keeps two firms of one group, or two rooms of one
+#: hotel, apart though they share address, phone and trade.
+ORGANISATION_GATE_LEVEL = 2
 #: A pair vetoes a join in clustering only when both records hold at least this many
 #: of the same fields besides the name: one sharing less cannot show two different
 #: things, only missing evidence. Measured (bench/README.md, BACKLOG "The clustering's
@@ -276,7 +280,11 @@ class RecordEvidence:
                 probability = np.where(levels[:, f] == 1, 0.0, probability)
             if column.spec.name != NAME_FIELD:
                 continue
-            gate = {FieldKind.TEXT: TITLE_GATE_LEVEL, FieldKind.NAME: NAME_GATE_LEVEL}
+            gate = {
+                FieldKind.TEXT: TITLE_GATE_LEVEL,
+                FieldKind.NAME: NAME_GATE_LEVEL,
+                FieldKind.ORGANISATION_NAME: ORGANISATION_GATE_LEVEL,
+            }
             if column.spec.kind in gate:
                 far = (levels[:, f] > 0) & (levels[:, f] < gate[column.spec.kind])
                 probability = np.where(far, 0.0, probability)
