@@ -556,9 +556,11 @@ def _kilometres(
 ) -> npt.NDArray[np.float64]:
     """Great-circle distance between "lat,lon" texts (haversine, Earth's mean radius)."""
 
+    parsed = {t: [float(x) for x in str(t).split(",")] for t in {*left.tolist(), *right.tolist()}}
+
     def points(texts: npt.NDArray[np.object_]) -> npt.NDArray[np.float64]:
-        pairs = [str(t).split(",") for t in texts.tolist()]
-        return np.radians(np.asarray(pairs, dtype=np.float64).reshape(-1, 2))
+        coordinates = [parsed[t] for t in texts.tolist()]
+        return np.radians(np.asarray(coordinates, dtype=np.float64).reshape(-1, 2))
 
     a, b = points(left), points(right)
     dlat, dlon = b[:, 0] - a[:, 0], b[:, 1] - a[:, 1]
