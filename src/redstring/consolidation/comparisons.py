@@ -152,6 +152,8 @@ class FieldColumn:
     #: Organisation names: `_roles_apart` of each value pair asked so far (the
     #: clustering asks the pairs of a large firm's names again and again).
     roles: dict[tuple[str, str], bool] = field(default_factory=dict)
+    #: ... and `_role_sound` of each (sound, the pair's other sounds) asked so far.
+    role_sounds: dict[tuple[str, frozenset[str]], bool] = field(default_factory=dict)
 
     @property
     def levels(self) -> int:
@@ -602,7 +604,12 @@ def _postings(column: FieldColumn) -> dict[str, set[int]]:
     return column.postings
 
 
-def _roles_apart(left: str, right: str, postings: dict[str, set[int]]) -> bool:
+def _roles_apart(
+    left: str,
+    right: str,
+    postings: dict[str, set[int]],
+    memo: dict[tuple[str, frozenset[str]], bool] | None = None,
+) -> bool:
     """Whether two organisation names share a word but each holds a role word of its
     own: "Basf Services Ltd" / "Basf Finance Limited", "the carlton grill" / "the
     carlton dining room" -- two firms of one group, two rooms of one hotel, at one
@@ -620,18 +627,38 @@ def _roles_apart(left: str, right: str, postings: dict[str, set[int]]) -> bool:
     def role(word: str, others: tuple[str, ...]) -> bool:
         if any(_one_word(word, o) for o in others):
             return False
-        holders = postings.get(sounds[word], set())
-        if len(holders) < ROLE_MIN_NAMES:
-            return False
-        near: set[int] = set()
-        for sound in {sounds[w] for w in sounds} - {sounds[word]}:
-            near |= postings.get(sound, set())
-        return len(holders - near) >= ROLE_ELSEWHERE_SHARE * len(holders)
+        rest = frozenset(sounds.values()) - {sounds[word]}
+        return _role_sound(sounds[word], rest, postings, memo if memo is not None else {})
 
     return any(role(x, b) for x in a) and any(role(y, a) for y in b)
 
 
+def _role_sound(
+    sound: str,
+    others: frozenset[str],
+    postings: dict[str, set[int]],
+    memo: dict[tuple[str, frozenset[str]], bool],
+) -> bool:
+    """Whether the names holding `sound` mostly hold none of `others` (see
+    `_roles_apart`); a large firm's variants ask the same few sounds again and again."""
+    key = (sound, others)
+    found = memo.get(key)
+    if found is None:
+        holders = postings.get(sound, set())
+        near: set[int] = set()
+        if len(holders) >= ROLE_MIN_NAMES:
+            for other in others:
+                near |= postings.get(other, set())
+        found = memo[key] = len(holders) >= ROLE_MIN_NAMES and len(
+            holders - near
+        ) >= ROLE_ELSEWHERE_SHARE * len(holders)
+    return found
+
+
+@functools.lru_cache(maxsize=1 << 18)
 def _one_word(x: str, y: str) -> bool:
+    """Whether two words of firms' names are one: equal, an abbreviation of the
+    other (its letters in order from the same first letter), or a typo of it."""
     if x == y:
         return True
     short, long = (x, y) if len(x) <= len(y) else (y, x)
@@ -904,10 +931,11 @@ def _fill(
         # publisher) names related things, whose roles say nothing of these two.
         shared = ts >= ROLE_TOKEN_SET if column.spec.name == NAME_FIELD else ts < 0
         for k in np.flatnonzero(shared).tolist():
-            key = (str(lt[k]), str(rt[k]))
+            one, two = str(lt[k]), str(rt[k])
+            key = (one, two) if one <= two else (two, one)  # symmetric
             found = known.get(key)
             if found is None:
-                found = known[key] = _roles_apart(*key, postings)
+                found = known[key] = _roles_apart(*key, postings, column.role_sounds)
             roles[k] = found
         put(~roles, 2)
         put(ts >= 80, 3)
