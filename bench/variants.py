@@ -139,7 +139,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PEOPLE_FILE = "historical_figures_50k.csv.gz"
@@ -571,6 +574,35 @@ def _hashed(text: str, modulo: int) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") % modulo
 
 
+def _in_hashed_order(
+    keyed: list[tuple[int, dict[str, str], str]], id_column: str, id_of: Callable[[int], str]
+) -> tuple[list[dict[str, str]], list[str]]:
+    """Rows (each keyed (stable hash, row, gold identity)) in their hashes' order, so
+    no source order lies beside the duplicates, each given `id_of` its place; and
+    their gold identities."""
+    ordered = sorted(keyed, key=lambda item: item[0])
+    rows = [{id_column: id_of(i), **row} for i, (_, row, _) in enumerate(ordered)]
+    return rows, [gold for *_, gold in ordered]
+
+
+def _vocabulary(documents: list[dict[str, Any]]) -> list[str]:
+    """The documents' words of four letters or more, lower-cased: titles' material."""
+    return sorted(
+        {w.lower() for d in documents for s in d["sents"] for w in s if w.isalpha() and len(w) > 3}
+    )
+
+
+def _full_names(people: list[dict[str, str]]) -> list[str]:
+    """The source's "Given Surname" names, each once."""
+    return sorted(
+        {
+            f"{p['first_name']} {p['surname']}".title()
+            for p in people
+            if p["first_name"] and p["surname"]
+        }
+    )
+
+
 def people_au(source: list[dict[str, str]], seed: int) -> RecordSet:
     parts = people_parts(source, seed)
     rows = []
@@ -753,9 +785,8 @@ def people_febrl(
             r = rng(seed, "febrl-mod", identity, copy)
             row = original if copy == 0 else febrl_modify(original, r)
             keyed.append((_hashed(f"{seed}:{identity}:{copy}", 1 << 62), row, identity))
-    keyed.sort(key=lambda item: item[0])
-    rows = [{"rec_id": f"r{i:06d}", **row} for i, (_, row, _) in enumerate(keyed)]
-    return RecordSet("people-febrl", "Person", "rec_id", None, rows, [g for *_, g in keyed])
+    rows, gold = _in_hashed_order(keyed, "rec_id", "r{:06d}".format)
+    return RecordSet("people-febrl", "Person", "rec_id", None, rows, gold)
 
 
 MAIL_PROVIDERS = ("gmx.de", "web.de", "t-online.de", "posteo.de")
@@ -1117,9 +1148,8 @@ def restaurants(source: list[dict[str, str]], seed: int) -> RecordSet:
             r = rng(seed, "guide-row", identity, guide)
             row = _guide_row(facts, guide, r)
             keyed.append((_hashed(f"{seed}:{identity}:{guide}", 1 << 62), row, identity))
-    keyed.sort(key=lambda item: item[0])
-    rows = [{"id": str(i), **row} for i, (_, row, _) in enumerate(keyed)]
-    return RecordSet("restaurants", "Organization", "id", None, rows, [g for *_, g in keyed])
+    rows, gold = _in_hashed_order(keyed, "id", str)
+    return RecordSet("restaurants", "Organization", "id", None, rows, gold)
 
 
 # --------------------------------------------------------------------------- two shops
@@ -1178,9 +1208,8 @@ def products(source: list[dict[str, str]], seed: int) -> RecordSet:
                 "category": kind,
             }
             keyed.append((_hashed(f"{seed}:{identity}:{shop}", 1 << 62), row, identity))
-    keyed.sort(key=lambda item: item[0])
-    rows = [{"id": f"s{i:05d}", **row} for i, (_, row, _) in enumerate(keyed)]
-    return RecordSet("products", "Product", "id", None, rows, [g for *_, g in keyed])
+    rows, gold = _in_hashed_order(keyed, "id", "s{:05d}".format)
+    return RecordSet("products", "Product", "id", None, rows, gold)
 
 
 # --------------------------------------------------------------------------- music
@@ -1233,16 +1262,7 @@ def songs(people: list[dict[str, str]], documents: list[dict[str, Any]], seed: i
     track listed one to four times, retyped (case, a typo, "(Live)", a dropped "The",
     a length in m:ss or milliseconds, fields left out). The tracks of one album share
     artist, album, year and language: only the title tells them apart."""
-    vocabulary = sorted(
-        {w.lower() for d in documents for s in d["sents"] for w in s if w.isalpha() and len(w) > 3}
-    )
-    names = sorted(
-        {
-            f"{p['first_name']} {p['surname']}".title()
-            for p in people
-            if p["first_name"] and p["surname"]
-        }
-    )
+    vocabulary, names = _vocabulary(documents), _full_names(people)
     keyed: list[tuple[int, dict[str, str], str]] = []
     for a in range(SONG_ARTISTS):
         r = rng(seed, "artist", a)
@@ -1268,9 +1288,8 @@ def songs(people: list[dict[str, str]], documents: list[dict[str, Any]], seed: i
                 for copy in range(t.choice(SONG_COPIES)):
                     row = _song_copy(track, length, rng(seed, "song-row", identity, copy))
                     keyed.append((_hashed(f"{seed}:{identity}:{copy}", 1 << 62), row, identity))
-    keyed.sort(key=lambda item: item[0])
-    rows = [{"id": f"m{i:05d}", **row} for i, (_, row, _) in enumerate(keyed)]
-    return RecordSet("songs", "Song", "id", None, rows, [g for *_, g in keyed])
+    rows, gold = _in_hashed_order(keyed, "id", "m{:05d}".format)
+    return RecordSet("songs", "Song", "id", None, rows, gold)
 
 
 # --------------------------------------------------------------------------- films
@@ -1319,16 +1338,7 @@ def films(people: list[dict[str, str]], documents: list[dict[str, Any]], seed: i
     people; sequels and remakes beside their originals. Each film listed one to three
     times, retyped: "Title, The", lower case, a typo, the director's initial, a
     shorter or reordered cast, the year one off now and then, fields left out."""
-    vocabulary = sorted(
-        {w.lower() for d in documents for s in d["sents"] for w in s if w.isalpha() and len(w) > 3}
-    )
-    names = sorted(
-        {
-            f"{p['first_name']} {p['surname']}".title()
-            for p in people
-            if p["first_name"] and p["surname"]
-        }
-    )
+    vocabulary, names = _vocabulary(documents), _full_names(people)
     pool = rng(seed, "film-people")
     actors, directors = (
         pool.sample(names, min(1500, len(names))),
@@ -1370,9 +1380,8 @@ def films(people: list[dict[str, str]], documents: list[dict[str, Any]], seed: i
         for copy in range(rng(seed, "film-copies", identity).choice(FILM_COPIES)):
             row = _film_copy(film, rng(seed, "film-row", identity, copy))
             keyed.append((_hashed(f"{seed}:{identity}:{copy}", 1 << 62), row, identity))
-    keyed.sort(key=lambda item: item[0])
-    rows = [{"id": f"v{i:05d}", **row} for i, (_, row, _) in enumerate(keyed)]
-    return RecordSet("films", "Movie", "id", None, rows, [g for *_, g in keyed])
+    rows, gold = _in_hashed_order(keyed, "id", "v{:05d}".format)
+    return RecordSet("films", "Movie", "id", None, rows, gold)
 
 
 # --------------------------------------------------------------------------- places
@@ -1430,9 +1439,8 @@ def places(source: list[dict[str, str]], seed: int) -> RecordSet:
                 ),
             }
             keyed.append((_hashed(f"{seed}:{identity}:{copy}", 1 << 62), row, identity))
-    keyed.sort(key=lambda item: item[0])
-    rows = [{"id": f"g{i:05d}", **row} for i, (_, row, _) in enumerate(keyed)]
-    return RecordSet("places", "Place", "id", "name", rows, [g for *_, g in keyed])
+    rows, gold = _in_hashed_order(keyed, "id", "g{:05d}".format)
+    return RecordSet("places", "Place", "id", "name", rows, gold)
 
 
 def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
