@@ -51,6 +51,14 @@ def person(uid: str, cluster: str, first: str, last: str, dob: str, **extra: str
     return row
 
 
+def members_of(records: v.RecordSet) -> dict[str, list[dict[str, str]]]:
+    """A set's rows by gold identity."""
+    members: dict[str, list[dict[str, str]]] = {}
+    for row, gold in zip(records.rows, records.gold, strict=True):
+        members.setdefault(gold, []).append(row)
+    return members
+
+
 def people_source(*, titled: bool = True) -> list[dict[str, str]]:
     rows = []
     for cluster, (first, last, dob) in {
@@ -285,9 +293,7 @@ def test_restaurant_guides_list_some_places_twice_each_in_their_own_style() -> N
     assert guides.rows == v.restaurants(source, seed=3).rows
     assert guides.name_column is None
     assert list(guides.rows[0]) == ["id", "name", "addr", "city", "phone", "type"]
-    members: dict[str, list[dict[str, str]]] = {}
-    for row, gold in zip(guides.rows, guides.gold, strict=True):
-        members.setdefault(gold, []).append(row)
+    members = members_of(guides)
     twice = [rows for rows in members.values() if len(rows) == 2]
     assert len(members) == v.GUIDE_IDENTITIES
     assert 0.10 < len(twice) / len(members) < 0.20
@@ -310,9 +316,7 @@ def test_two_shops_list_some_products_twice_each_writing_its_own_title() -> None
     assert shops.rows == v.products(source, seed=3).rows
     assert shops.name_column is None
     assert list(shops.rows[0]) == ["id", "title", "manufacturer", "price", "category"]
-    members: dict[str, list[dict[str, str]]] = {}
-    for row, gold in zip(shops.rows, shops.gold, strict=True):
-        members.setdefault(gold, []).append(row)
+    members = members_of(shops)
     twice = [rows for rows in members.values() if len(rows) == 2]
     assert len(members) == v.PRODUCT_IDENTITIES
     assert 0.25 < len(twice) / len(members) < 0.35
@@ -333,9 +337,7 @@ def test_a_music_catalogue_lists_tracks_again_retyped_and_albums_share_all_but_t
     assert list(catalogue.rows[0]) == [
         "id", "title", "artist", "album", "year", "length", "language", "number",
     ]  # fmt: skip
-    members: dict[str, list[dict[str, str]]] = {}
-    for row, gold in zip(catalogue.rows, catalogue.gold, strict=True):
-        members.setdefault(gold, []).append(row)
+    members = members_of(catalogue)
     copied = [rows for rows in members.values() if len(rows) > 1]
     assert 0.4 < len(copied) / len(members) < 0.7
     assert any(len({r["title"] for r in rows}) > 1 for rows in copied)
@@ -371,9 +373,7 @@ def test_a_film_catalogue_holds_sequels_and_remakes_beside_retyped_copies() -> N
         "genre",
         "runtime",
     ]
-    members: dict[str, list[dict[str, str]]] = {}
-    for row, gold in zip(catalogue.rows, catalogue.gold, strict=True):
-        members.setdefault(gold, []).append(row)
+    members = members_of(catalogue)
     sequels = [g for g in members if g.endswith("s")]
     remakes = [g for g in members if g.endswith("r")]
     assert 0.05 < len(sequels) / v.FILM_IDENTITIES < 0.11
@@ -401,9 +401,7 @@ def test_a_gazetteer_holds_namesake_settlements_and_retyped_copies() -> None:
         "country",
         "population",
     ]
-    members: dict[str, list[dict[str, str]]] = {}
-    for row, gold in zip(gazetteer.rows, gazetteer.gold, strict=True):
-        members.setdefault(gold, []).append(row)
+    members = members_of(gazetteer)
     assert len(members) == v.PLACE_IDENTITIES
     by_name: dict[str, set[str]] = {}
     for gold, rows in members.items():
