@@ -244,8 +244,9 @@ def _normalise(raws: tuple[str, ...], kind: FieldKind) -> tuple[str, str]:
         return "", ""
     if kind in (FieldKind.IDENTIFIER,):
         text = "".join(c for c in raw.upper() if c.isalnum())
-        # An all-digit code exported through a spreadsheet loses its leading zeros.
-        text = text.lstrip("0") or text if text.isdigit() else text
+        if text.isdigit():
+            # An all-digit code exported through a spreadsheet loses its leading zeros.
+            text = text.lstrip("0") or text
         return text, text
     if kind is FieldKind.PHONE:
         digits = "".join(c for c in raw if c.isdigit())[-9:]
@@ -608,7 +609,7 @@ def _roles_apart(
     left: str,
     right: str,
     postings: dict[str, set[int]],
-    memo: dict[tuple[str, frozenset[str]], bool] | None = None,
+    memo: dict[tuple[str, frozenset[str]], bool],
 ) -> bool:
     """Whether two organisation names share a word but each holds a role word of its
     own: "Basf Services Ltd" / "Basf Finance Limited", "the carlton grill" / "the
@@ -628,7 +629,7 @@ def _roles_apart(
         if any(_one_word(word, o) for o in others):
             return False
         rest = frozenset(sounds.values()) - {sounds[word]}
-        return _role_sound(sounds[word], rest, postings, memo if memo is not None else {})
+        return _role_sound(sounds[word], rest, postings, memo)
 
     return any(role(x, b) for x in a) and any(role(y, a) for y in b)
 
@@ -703,14 +704,9 @@ _ROMAN = {
 
 def _numbers(text: str) -> frozenset[str]:
     """The numbers a name holds: each word's digits, and roman numerals as digits."""
-    found = set()
-    for word in text.split():
-        digits = "".join(c for c in word if c.isdigit())
-        if digits:
-            found.add(digits.lstrip("0") or "0")
-        elif word in _ROMAN:
-            found.add(_ROMAN[word])
-    return frozenset(found)
+    digits = ("".join(c for c in word if c.isdigit()) for word in _numbered(text))
+    romans = (_ROMAN[word] for word in text.split() if word in _ROMAN)
+    return frozenset([*(d.lstrip("0") or "0" for d in digits), *romans])
 
 
 def _other_codes(left: str, right: str) -> bool:
@@ -925,18 +921,18 @@ def _fill(
         # Names sharing a word score 40 or more on token set ("basf services" /
         # "basf finance" ~50): only those can hold a role each (most pairs do not).
         ts = similarity(fuzz.token_set_ratio, ROLE_TOKEN_SET)
-        postings, known = _postings(column), column.roles
         roles = np.zeros(len(lt), dtype=bool)
         # The entity's own name only: another column of firms' names (an artist, a
         # publisher) names related things, whose roles say nothing of these two.
-        shared = ts >= ROLE_TOKEN_SET if column.spec.name == NAME_FIELD else ts < 0
-        for k in np.flatnonzero(shared).tolist():
-            one, two = str(lt[k]), str(rt[k])
-            key = (one, two) if one <= two else (two, one)  # symmetric
-            found = known.get(key)
-            if found is None:
-                found = known[key] = _roles_apart(*key, postings, column.role_sounds)
-            roles[k] = found
+        if column.spec.name == NAME_FIELD:
+            postings, known = _postings(column), column.roles
+            for k in np.flatnonzero(ts >= ROLE_TOKEN_SET).tolist():
+                one, two = str(lt[k]), str(rt[k])
+                key = (one, two) if one <= two else (two, one)  # symmetric
+                found = known.get(key)
+                if found is None:
+                    found = known[key] = _roles_apart(*key, postings, column.role_sounds)
+                roles[k] = found
         put(~roles, 2)
         put(ts >= 80, 3)
         put(jw >= 0.92, 4)

@@ -121,6 +121,12 @@ NAME_GATE_LEVEL = 2
 #: `comparisons._roles_apart`) keeps two firms of one group, or two rooms of one
 #: hotel, apart though they share address, phone and trade.
 ORGANISATION_GATE_LEVEL = 2
+#: The entity's own name, by kind: the level below which it keeps a pair apart.
+_NAME_GATES = {
+    FieldKind.TEXT: TITLE_GATE_LEVEL,
+    FieldKind.NAME: NAME_GATE_LEVEL,
+    FieldKind.ORGANISATION_NAME: ORGANISATION_GATE_LEVEL,
+}
 #: A pair vetoes a join in clustering only when both records hold at least this many
 #: of the same fields besides the name: one sharing less cannot show two different
 #: things, only missing evidence. Measured (bench/README.md, BACKLOG "The clustering's
@@ -271,22 +277,16 @@ class RecordEvidence:
     def _gate(
         self, levels: npt.NDArray[np.int8], probability: npt.NDArray[np.float64]
     ) -> npt.NDArray[np.float64]:
-        """Probability 0 where the entity's title-like name is not close (see
-        `TITLE_GATE_LEVEL`, `NAME_GATE_LEVEL`), or its points on the map are far apart."""
+        """Probability 0 where the entity's own name is not close enough for its kind
+        (`_NAME_GATES`), or its points on the map are far apart."""
         for f, column in enumerate(self.columns):
             if column.spec.kind is FieldKind.COORDINATES and self.places_apart:
                 # More than 50 km apart: two places, however alike the rest (namesake
                 # towns; "Springfield" is in thirty-odd states).
                 probability = np.where(levels[:, f] == 1, 0.0, probability)
-            if column.spec.name != NAME_FIELD:
-                continue
-            gate = {
-                FieldKind.TEXT: TITLE_GATE_LEVEL,
-                FieldKind.NAME: NAME_GATE_LEVEL,
-                FieldKind.ORGANISATION_NAME: ORGANISATION_GATE_LEVEL,
-            }
-            if column.spec.kind in gate:
-                far = (levels[:, f] > 0) & (levels[:, f] < gate[column.spec.kind])
+            gate = _NAME_GATES.get(column.spec.kind)
+            if column.spec.name == NAME_FIELD and gate is not None:
+                far = (levels[:, f] > 0) & (levels[:, f] < gate)
                 probability = np.where(far, 0.0, probability)
         if self.names_only:
             # Every name both records hold differs outright ("different", level 1):

@@ -1101,13 +1101,13 @@ def test_two_firms_of_one_group_at_one_address_stay_apart() -> None:
     for code, text in enumerate(names):
         for word in text.split():
             postings.setdefault(jellyfish.soundex(word), set()).add(code)
-    assert not _roles_apart("nv philips gloeilampenfabrieken", "philips electronics", postings)
+    assert not _roles_apart("nv philips gloeilampenfabrieken", "philips electronics", postings, {})
     more = [f"{firm} services" for firm in ("acme", "zeta", "omni", "nova", "iris")]
     more += [f"{firm} finance" for firm in ("acme", "zeta", "omni", "nova", "iris")]
     for code, text in enumerate(more, start=len(names)):
         for word in text.split():
             postings.setdefault(jellyfish.soundex(word), set()).add(code)
-    assert _roles_apart("basf services", "basf finance", postings)
+    assert _roles_apart("basf services", "basf finance", postings, {})
 
 
 def test_text_kinds_by_length() -> None:
