@@ -101,6 +101,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "songs": [None],
     "films": [None],
     "places": [None],
+    "contacts": [None],
     "listings": [None],
     "articles": [None],
 }
@@ -868,6 +869,41 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             [block_on("name", "country")],
             0.6,
             [block_on("name"), block_on("round(lat, 1)", "round(lon, 1)")],
+        )
+    if kind == "contacts":
+        # A contact list: the docs' name comparisons with term frequencies, their
+        # e-mail comparison, the phone's national digits exactly, the firm's name by
+        # Jaro-Winkler, job title and city exactly.
+        frame = {
+            "unique_id": ids,
+            **{
+                c: _column(records, c)
+                for c in ("first_name", "last_name", "email", "company", "job_title", "city")
+            },
+            "phone": _column(records, "phone", lambda v: (_digits(v) or "")[-9:] or None),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [
+                    block_on("email"),
+                    block_on("phone"),
+                    block_on("first_name", "last_name"),
+                    block_on("last_name", "company"),
+                ],
+                [
+                    cl.NameComparison("first_name").configure(term_frequency_adjustments=True),
+                    cl.NameComparison("last_name").configure(term_frequency_adjustments=True),
+                    cl.EmailComparison("email"),
+                    cl.ExactMatch("phone"),
+                    cl.JaroWinklerAtThresholds("company", [0.95, 0.88]),
+                    cl.ExactMatch("job_title").configure(term_frequency_adjustments=True),
+                    cl.ExactMatch("city").configure(term_frequency_adjustments=True),
+                ],
+            ),
+            [block_on("first_name", "last_name", "company")],
+            0.6,
+            [block_on("first_name", "last_name"), block_on("email")],
         )
     if kind == "articles":
         # Short texts: the headline by Jaro-Winkler and by its first words, names as

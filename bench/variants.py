@@ -1384,6 +1384,110 @@ def films(people: list[dict[str, str]], documents: list[dict[str, Any]], seed: i
     return RecordSet("films", "Movie", "id", None, rows, gold)
 
 
+# --------------------------------------------------------------------------- contacts
+
+CONTACT_FIRMS = 500
+#: People a firm has on the list, drawn uniformly from this tuple.
+CONTACT_STAFF = (1, 2, 3, 4, 6, 8)
+#: Share of people who bear the name of someone at another firm.
+CONTACT_NAMESAKES = 0.05
+#: How many systems list a person (their copies), drawn uniformly from this tuple.
+CONTACT_COPIES = (1, 1, 2, 2, 3, 4)
+CONTACT_FORMS = ("Ltd", "Limited", "Inc", "GmbH", "plc", "LLC")
+CONTACT_TITLES = (
+    "Sales Manager", "Account Executive", "Chief Technology Officer", "Head of Procurement",
+    "Software Engineer", "Office Manager", "Finance Director", "Marketing Director",
+    "Analyst", "Operations Lead",
+)  # fmt: skip
+CONTACT_CITIES = (
+    "London", "Manchester", "Leeds", "Bristol", "Glasgow", "Dublin", "Berlin", "Paris",
+    "Amsterdam", "Madrid",
+)  # fmt: skip
+
+
+def _contact_copy(person: dict[str, str], firm: dict[str, str], r: random.Random) -> dict[str, str]:
+    given, family = person["given"], person["family"]
+    if r.random() < 0.15:
+        given = f"{given[0]}."
+    elif r.random() < 0.08:
+        given = typo(given, r)
+    if r.random() < 0.08:
+        family = typo(family, r)
+    if r.random() < 0.1:
+        given, family = given.upper(), family.upper()
+    roll = r.random()
+    email = person["work"] if roll < 0.55 else person["personal"] if roll < 0.75 else ""
+    if email and r.random() < 0.15:
+        email = email.title()
+    roll = r.random()
+    phone = person["direct"] if roll < 0.5 else firm["board"] if roll < 0.85 else ""
+    company = firm["name"]
+    if r.random() < 0.3:
+        company = drop_legal_form(company)
+    return {
+        "first_name": given,
+        "last_name": family,
+        "email": email,
+        "phone": phone_layout(phone, r, "eu") if phone else "",
+        "company": redraw_case(company, r) if r.random() >= 0.1 else "",
+        # A copy from before a move up the firm holds another title.
+        "job_title": person["title"] if r.random() >= 0.15 else r.choice(CONTACT_TITLES),
+        "city": firm["city"] if r.random() >= 0.2 else "",
+    }
+
+
+def contacts(people: list[dict[str, str]], documents: list[dict[str, Any]], seed: int) -> RecordSet:
+    """A sales team's contact list merged from a CRM, a mailing tool and business
+    cards: people (names from the source) at firms (named for a word of the documents,
+    with a legal form); each person's job title, work address (given.family@ the
+    firm's domain), a personal one, a direct line, and the firm's switchboard and
+    city. Each person listed one to four times, retyped (an initial for the given
+    name, a typo, capitals, the personal address or none, the switchboard instead of
+    the direct line, the firm without its legal form, an older job title, fields left
+    out). Colleagues share firm, city, switchboard and the address's domain; 5% of
+    people bear the name of someone at another firm."""
+    vocabulary = _vocabulary(documents)
+    names = [
+        name.split()
+        for name in _full_names(people)
+        if len(name.split()) == 2 and not {w.lower() for w in name.split()} & NOT_NAMES
+    ]
+    # Names drawn without replacement: namesakes are the ones made so.
+    rng(seed, "contact-names").shuffle(names)
+    named: list[tuple[str, str]] = []
+    keyed: list[tuple[int, dict[str, str], str]] = []
+    for number in range(CONTACT_FIRMS):
+        r = rng(seed, "firm", number)
+        word = r.choice(vocabulary)
+        firm = {
+            "name": f"{word.title()} {r.choice(CONTACT_FORMS)}",
+            "domain": f"{word}.{r.choice(('com', 'co.uk', 'de', 'io'))}",
+            "board": phone_digits(seed, f"board{number}"),
+            "city": r.choice(CONTACT_CITIES),
+        }
+        for staff in range(r.choice(CONTACT_STAFF)):
+            identity = f"f{number}-{staff}"
+            p = rng(seed, "contact", identity)
+            fresh = names[len(named) % len(names)]
+            given, family = p.choice(named) if named and p.random() < CONTACT_NAMESAKES else fresh
+            named.append((given, family))
+            local = re.sub(r"[^a-z.]", "", f"{given}.{family}".lower())
+            person = {
+                "given": given,
+                "family": family,
+                "title": p.choice(CONTACT_TITLES),
+                "work": f"{local}@{firm['domain']}",
+                "personal": email_address(seed, identity, given, family),
+                # The direct line shares the switchboard's area code.
+                "direct": firm["board"][:2] + phone_digits(seed, identity)[2:],
+            }
+            for copy in range(p.choice(CONTACT_COPIES)):
+                row = _contact_copy(person, firm, rng(seed, "contact-row", identity, copy))
+                keyed.append((_hashed(f"{seed}:{identity}:{copy}", 1 << 62), row, identity))
+    rows, gold = _in_hashed_order(keyed, "contact_id", "k{:05d}".format)
+    return RecordSet("contacts", "Person", "contact_id", None, rows, gold)
+
+
 # --------------------------------------------------------------------------- places
 
 PLACE_IDENTITIES = 3000
@@ -1490,6 +1594,9 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     if name == "songs":
         with gzip.open(data / REDOCRED_FILE, "rt", encoding="utf-8") as handle:
             return songs(read_rows(PEOPLE_FILE, data), json.load(handle), seed)
+    if name == "contacts":
+        with gzip.open(data / REDOCRED_FILE, "rt", encoding="utf-8") as handle:
+            return contacts(read_rows(PEOPLE_FILE, data), json.load(handle), seed)
     source = read_rows(PATSTAT_FILE, data)
     if name == "patstat":
         return patstat(source)
@@ -1517,6 +1624,7 @@ SETS = (
     "songs",
     "films",
     "places",
+    "contacts",
     "listings",
     "articles",
 )

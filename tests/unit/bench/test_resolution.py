@@ -384,6 +384,55 @@ def test_a_film_catalogue_holds_sequels_and_remakes_beside_retyped_copies() -> N
     assert all(any(numbered.match(r["title"].lower()) for r in members[g]) for g in sequels[:20])
 
 
+def test_a_contact_list_holds_colleagues_who_share_all_but_their_own_facts() -> None:
+    """Catches a contact list without colleagues alike in what a firm shares (its
+    name, city, switchboard and mail domain) but not in their own names, without
+    namesakes at other firms, with verbatim copies, or that leaks the identity."""
+
+    def letters(k: int) -> str:
+        return chr(97 + k % 26) + chr(97 + k // 26)
+
+    people = [
+        person(f"C{k}", f"C{k}", f"Given{letters(k % 50)}", f"Family{letters(k // 50)}", "")
+        for k in range(3000)
+    ]
+    people.append(person("T", "T", "Sir", "Baronet", ""))  # a title, not a name
+    documents = [{"sents": [[f"word{a}{b}" for b in "abcdefgh"]]} for a in "abcdefghij"]
+    listed = v.contacts(people, documents, seed=3)
+    assert listed.rows == v.contacts(people, documents, seed=3).rows
+    assert listed.name_column is None
+    assert list(listed.rows[0]) == [
+        "contact_id", "first_name", "last_name", "email", "phone", "company", "job_title", "city",
+    ]  # fmt: skip
+    assert not any(r["first_name"].lower() == "sir" for r in listed.rows)
+    members = members_of(listed)
+    copied = [rows for rows in members.values() if len(rows) > 1]
+    assert 0.5 < len(copied) / len(members) < 0.8
+    assert any(len({r["first_name"] for r in rows}) > 1 for rows in copied)
+    assert any(len({r["phone"] for r in rows if r["phone"]}) > 1 for rows in copied)
+    # Colleagues: one firm's people share its city and domain, and differ in name.
+    firms: dict[str, set[str]] = {}
+    for gold in members:
+        firms.setdefault(gold.rsplit("-", 1)[0], set()).add(gold)
+    staffed = [people for people in firms.values() if len(people) >= 3]
+    assert len(staffed) > v.CONTACT_FIRMS / 3
+    for staff in staffed[:20]:
+        rows = [r for g in staff for r in members[g]]
+        assert len({r["city"] for r in rows if r["city"]}) == 1
+        domains = {r["email"].lower().rsplit("@", 1)[1] for r in rows if r["email"]}
+        assert len(domains - set(v.MAIL_PROVIDERS)) == 1
+        assert len({(r["first_name"], r["last_name"]) for r in rows}) >= len(staff)
+    # Namesakes: one name, two people at two firms.
+    by_name: dict[tuple[str, str], set[str]] = {}
+    for gold, rows in members.items():
+        for row in rows:
+            if not row["first_name"].endswith("."):  # an initial
+                key = (row["first_name"].lower(), row["last_name"].lower())
+                by_name.setdefault(key, set()).add(gold)
+    shared = [golds for golds in by_name.values() if len({g.rsplit("-", 1)[0] for g in golds}) > 1]
+    assert 0.02 < sum(len(golds) for golds in shared) / len(members) < 0.2
+
+
 def test_a_gazetteer_holds_namesake_settlements_and_retyped_copies() -> None:
     """Catches a gazetteer without namesakes (settlements a name alone cannot tell
     apart), whose copies sit at the very same point or far from it, or that leaks
