@@ -218,7 +218,53 @@ def _normalised(entities: Sequence[Entity], spec: FieldSpec) -> list[tuple[str, 
         if found is None:
             found = memo[raws] = _normalise(raws, spec.kind)
         out.append(found)
+    if spec.kind is FieldKind.IDENTIFIER:
+        return _codes(out)
     return out
+
+
+#: Share of a code column's values that must be valid ISBNs for its ISBN-10s to be
+#: written as the ISBN-13s they are.
+ISBN_SHARE = 0.8
+
+
+def _codes(values: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A code column's values, canonical. A catalogue's ISBN-10s are written as the
+    ISBN-13s they are ("0-306-40615-2" and "978-0-306-40615-7" name one edition) when
+    the column holds ISBNs -- a tenth of arbitrary ten-digit codes pass ISBN-10's
+    check, so one value proves nothing; any other all-digit code loses its leading
+    zeros, as a spreadsheet's export of it did."""
+    distinct = {text for text, _ in values if text}
+    valid = {text for text in distinct if _isbn10(text) or _isbn13(text)}
+    isbns = bool(distinct) and len(valid) >= ISBN_SHARE * len(distinct)
+    canonical = {}
+    for text in distinct:
+        if isbns and text in valid:
+            canonical[text] = _isbn10_to_13(text) if len(text) == 10 else text
+        elif text.isdigit():
+            canonical[text] = text.lstrip("0") or text
+        else:
+            canonical[text] = text
+    return [(canonical[t], canonical[t]) if t else (t, c) for t, c in values]
+
+
+def _isbn10(text: str) -> bool:
+    if len(text) != 10 or not text[:9].isdigit() or not (text[9].isdigit() or text[9] == "X"):
+        return False
+    digits = [int(c) for c in text[:9]] + [10 if text[9] == "X" else int(text[9])]
+    return sum((10 - k) * d for k, d in enumerate(digits)) % 11 == 0
+
+
+def _isbn13(text: str) -> bool:
+    if len(text) != 13 or not text.isdigit() or text[:3] not in ("978", "979"):
+        return False
+    return sum((1 if k % 2 == 0 else 3) * int(c) for k, c in enumerate(text)) % 10 == 0
+
+
+def _isbn10_to_13(text: str) -> str:
+    body = "978" + text[:9]
+    total = sum((1 if k % 2 == 0 else 3) * int(c) for k, c in enumerate(body))
+    return body + str((10 - total % 10) % 10)
 
 
 def _normalise(raws: tuple[str, ...], kind: FieldKind) -> tuple[str, str]:
@@ -243,10 +289,8 @@ def _normalise(raws: tuple[str, ...], kind: FieldKind) -> tuple[str, str]:
     if not raw:
         return "", ""
     if kind in (FieldKind.IDENTIFIER,):
+        # Canonical over the whole column (`_codes`).
         text = "".join(c for c in raw.upper() if c.isalnum())
-        if text.isdigit():
-            # An all-digit code exported through a spreadsheet loses its leading zeros.
-            text = text.lstrip("0") or text
         return text, text
     if kind is FieldKind.PHONE:
         digits = "".join(c for c in raw if c.isdigit())[-9:]
@@ -711,15 +755,39 @@ def _numbers(text: str) -> frozenset[str]:
 
 def _other_codes(left: str, right: str) -> bool:
     """Whether both texts hold words with digits and none of one's is in the other
-    (its spaces removed: "ab 1234" is "ab1234" written apart) or within one edit of
-    one of the other's."""
+    (its spaces removed: "ab 1234" is "ab1234" written apart) or, for codes of
+    `CODE_EDIT_FROM` characters or more, within one edit of one of the other's: a
+    mistyped model code is one edit off, and so is every other volume of a series
+    ("Book 1" / "Book 2")."""
     a, b = set(_numbered(str(left))), set(_numbered(str(right)))
     if not a or not b or a & b:
         return False
     glued_left, glued_right = str(left).replace(" ", ""), str(right).replace(" ", "")
     if any(x in glued_right for x in a) or any(y in glued_left for y in b):
         return False
-    return not any(DamerauLevenshtein.distance(x, y, score_cutoff=1) <= 1 for x in a for y in b)
+    return not any(
+        DamerauLevenshtein.distance(x, y, score_cutoff=1) <= 1
+        for x in a
+        for y in b
+        if min(len(x), len(y)) >= CODE_EDIT_FROM
+    )
+
+
+#: Length from which two codes one edit apart are taken for one mistyped code.
+CODE_EDIT_FROM = 4
+#: Keying errors two copies of one code may hold between them (one each).
+CODE_EDITS = 2
+
+
+def codes_apart(
+    column: FieldColumn, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
+) -> npt.NDArray[np.bool_]:
+    """Whether each pair's codes are more than `CODE_EDITS` edits apart: not two
+    mistyped copies of one code."""
+    distance = _cpdist(
+        DamerauLevenshtein.distance, column.text[left], column.text[right], CODE_EDITS + 1
+    )
+    return np.asarray(distance > CODE_EDITS, dtype=bool)
 
 
 def _house_numbers(texts: npt.NDArray[np.object_]) -> npt.NDArray[np.object_]:

@@ -34,6 +34,7 @@ import numpy as np
 from redstring.consolidation.comparisons import (
     FieldColumn,
     build_columns,
+    codes_apart,
     compare,
     phonetic,
 )
@@ -75,6 +76,9 @@ PAIRS_PER_ENTITY = 40.0
 BUDGET_PROBE = 3
 #: Generic starting belief: matches mostly agree exactly.
 M_PRIOR_EXACT = 0.8
+#: m of "different" for an id number before EM, and where no session can learn it
+#: (a catalogue whose only trusted session is blocked on the ISBN itself).
+M_PRIOR_ID_DIFFERS = 0.02
 #: The generic u prior weighs as much as this many observed random pairs; the
 #: data outweighs it from a few dozen records on.
 U_PRIOR_PAIRS = 1000.0
@@ -121,6 +125,13 @@ NAME_GATE_LEVEL = 2
 #: `comparisons._roles_apart`) keeps two firms of one group, or two rooms of one
 #: hotel, apart though they share address, phone and trade.
 ORGANISATION_GATE_LEVEL = 2
+#: An id number whose matches differ outright at most this often (m of "different")
+#: keeps two records holding two such ids apart (more than two keying errors
+#: apart, `comparisons.codes_apart`: two copies of one id mistyped once each are two
+#: edits apart). The editions of one book share title, authors and often publisher
+#: -- everything but the ISBN -- and their agreement outweighs one differing field.
+#: An id the data shows unstable (m above this) is only evidence.
+ID_APART_M = 0.05
 #: The entity's own name, by kind: the level below which it keeps a pair apart.
 _NAME_GATES = {
     FieldKind.TEXT: TITLE_GATE_LEVEL,
@@ -141,6 +152,9 @@ TRAINING_SESSIONS = 3
 #: more than this share of the rate random pairs do has learnt a group, not an
 #: entity (`_em_sessions`).
 SESSION_DOUBT = 0.5
+#: The same for an id number alone (`_doubtful`): one person's copies differ in it
+#: only where mistyped beyond one edit.
+ID_DOUBT = 0.1
 #: The candidates' log-odds are read as two populations (`_start_logit`) only when
 #: they are this far apart (Ashman's D: distance of the means over their pooled
 #: spread; above 2 the two bumps are clearly separate).
@@ -275,14 +289,33 @@ class RecordEvidence:
     ) -> npt.NDArray[np.float64]:
         """Match probability of pairs whose comparison levels are known."""
         return self._gate(
-            levels, _probability(self._log_factor(levels, left, right), self.prior_logit)
+            levels,
+            _probability(self._log_factor(levels, left, right), self.prior_logit),
+            left,
+            right,
         )
 
     def _gate(
-        self, levels: npt.NDArray[np.int8], probability: npt.NDArray[np.float64]
+        self,
+        levels: npt.NDArray[np.int8],
+        probability: npt.NDArray[np.float64],
+        left: npt.NDArray[np.int64],
+        right: npt.NDArray[np.int64],
     ) -> npt.NDArray[np.float64]:
         """Probability 0 where the entity's own name is not close enough for its kind
-        (`_NAME_GATES`), or its points on the map are far apart."""
+        (`_NAME_GATES`) -- unless the two hold one id number: one ISBN is one book
+        however its title was retyped ("Code Book 2" / "Code Boko 2: A Novel") --
+        where they hold two ids (`ID_APART_M`), or where their points on the map are
+        far apart."""
+        same_id = np.zeros(len(levels), dtype=bool)
+        for f, column in enumerate(self.columns):
+            if column.spec.kind is FieldKind.IDENTIFIER:
+                same_id |= levels[:, f] == column.levels - 1
+                if np.exp(self.log_m[f][1]) <= ID_APART_M:
+                    differ = np.flatnonzero(levels[:, f] == 1)
+                    apart = differ[codes_apart(column, left[differ], right[differ])]
+                    probability = probability.copy()
+                    probability[apart] = 0.0
         for f, column in enumerate(self.columns):
             if column.spec.kind is FieldKind.COORDINATES and self.places_apart:
                 # More than 50 km apart: two places, however alike the rest (namesake
@@ -290,7 +323,7 @@ class RecordEvidence:
                 probability = np.where(levels[:, f] == 1, 0.0, probability)
             gate = _NAME_GATES.get(column.spec.kind)
             if column.spec.name == NAME_FIELD and gate is not None:
-                far = (levels[:, f] > 0) & (levels[:, f] < gate)
+                far = (levels[:, f] > 0) & (levels[:, f] < gate) & ~same_id
                 probability = np.where(far, 0.0, probability)
         if self.names_only:
             # Every name both records hold differs outright ("different", level 1):
@@ -767,12 +800,17 @@ def _random_pair_blocks(
     return blocks
 
 
-def _prior_m(levels: int) -> npt.NDArray[np.float64]:
-    """Generic m before EM: most matches agree exactly, the rest spread below."""
+def _prior_m(levels: int, kind: FieldKind | None = None) -> npt.NDArray[np.float64]:
+    """Generic m before EM: most matches agree exactly, the rest spread below; an id
+    number differs outright only where it was mistyped beyond one edit
+    (`M_PRIOR_ID_DIFFERS`)."""
     m = np.zeros(levels, dtype=np.float64)
     rest = 1.0 - M_PRIOR_EXACT
     below = levels - 2
     m[1 : levels - 1] = rest / max(1, below)
+    if kind is FieldKind.IDENTIFIER and below > 1:
+        m[1] = M_PRIOR_ID_DIFFERS
+        m[2 : levels - 1] = (rest - M_PRIOR_ID_DIFFERS) / (below - 1)
     m[levels - 1] = M_PRIOR_EXACT
     return m
 
@@ -917,7 +955,7 @@ def _em_sessions(
         elif sums[f][1:].sum() > 0:
             out.append(_distribution(sums[f]))
         else:
-            out.append(_unlearnt_m(m_tables[f], u_tables[f]))
+            out.append(_unlearnt_m(m_tables[f], u_tables[f], columns[f].spec.kind))
     return out, rounds_total
 
 
@@ -929,32 +967,43 @@ def _doubtful(
 ) -> bool | None:
     """Whether a session's matches disagree on every field that describes one entity
     (but the one it blocked on) more than `SESSION_DOUBT` times as often as random
-    pairs do: no such field tells its matches from strangers. None when there is no
-    such field to judge by."""
-    ratios = [
-        float(m[f][1] / u[f][1])
+    pairs do: no such field tells its matches from strangers. Or on an id number
+    alone more than `ID_DOUBT` times: an id names one entity (a person has several
+    phones and addresses, not passports), so matches that differ in it are a wider
+    thing -- a book's editions, sharing title and authors, in a session blocked on
+    the authors (a catalogue's m(ISBN differs) was 0.76 there); namesakes, in one
+    blocked on the full name (0.27 among 600 households, whose members then merged).
+    None when there is no such field to judge by."""
+    judged = [
+        (float(m[f][1] / u[f][1]), c.spec.kind)
         for f, c in enumerate(columns)
         if f != blocked and c.spec.kind not in GROUP_KINDS and u[f][1] > 0
     ]
-    return min(ratios) > SESSION_DOUBT if ratios else None
+    if not judged:
+        return None
+    if any(r > ID_DOUBT for r, kind in judged if kind is FieldKind.IDENTIFIER):
+        return True
+    return min(r for r, _ in judged) > SESSION_DOUBT
 
 
 def _unlearnt_m(
-    prior: npt.NDArray[np.float64], u: npt.NDArray[np.float64]
+    prior: npt.NDArray[np.float64], u: npt.NDArray[np.float64], kind: FieldKind
 ) -> npt.NDArray[np.float64]:
     """m for a field no session learnt: the generic prior, but no close level weighs
     more than "exact" does. A close level's u can be tiny (a category's "jw>=0.88":
     5e-5 beside the prior's m 0.1, 7.6 nats), and the monotone correction then lifted
     "exact" to it: any shared brand or kind became strong evidence on a catalogue
     where no field agreed exactly often enough for EM. The mass taken goes to
-    "different"."""
+    "different" -- but for an id number to "exact": one equal id is strong evidence,
+    and a different one the strongest against (given to "different", it made two
+    editions' ISBNs a weak objection, m 0.18)."""
     m = prior.copy()
     top = len(m) - 1
     if top < 3 or u[top] <= 0:
         return m
     cap = u[2:top] * (m[top] / u[top])
     capped = np.minimum(m[2:top], cap)
-    m[1] += float((m[2:top] - capped).sum())
+    m[top if kind is FieldKind.IDENTIFIER else 1] += float((m[2:top] - capped).sum())
     m[2:top] = capped
     return m
 
@@ -1099,7 +1148,9 @@ def train(
         # The gate only lowers scores to 0: applied to the scores at hand, not
         # recomputed from the levels (1.7M pairs on people-names at 50k).
         evidence.names_only = True
-        evidence.probabilities = evidence._gate(levels, evidence.probabilities)
+        evidence.probabilities = evidence._gate(
+            levels, evidence.probabilities, pairs[:, 0], pairs[:, 1]
+        )
         logits = _logits(evidence.probabilities)
     evidence.can_start = logits >= start if start is not None else np.ones(len(pairs), dtype=bool)
     return evidence
@@ -1309,6 +1360,6 @@ def _estimate(
         u = np.zeros(column.levels)
         u[1:] = (counts + U_PRIOR_PAIRS * _prior_u(column.levels)[1:]) / (real + U_PRIOR_PAIRS)
         u_tables.append(u)
-        m_tables.append(_prior_m(column.levels))
+        m_tables.append(_prior_m(column.levels, column.spec.kind))
     m_tables, rounds = _em_sessions(columns, u_tables, m_tables)
     return m_tables, u_tables, rounds
