@@ -296,6 +296,11 @@ def _print_consolidation(report: ConsolidationReport) -> None:
         console.print(f"{entity_type} records: comparing {fields or 'nothing'}")
         for name, why in sorted(report.left_out.get(entity_type, {}).items()):
             console.print(f"  left out {name}: {why}")
+        for bundle in report.bundles.get(entity_type, []):
+            console.print(
+                f"  {', '.join(bundle)} travel together (what a household or a firm "
+                "shares): their agreement counts once"
+            )
         if entity_type in report.models_trained:
             console.print("  model trained on this tenant's records, logged for later runs")
         elif entity_type in report.models_reused:

@@ -78,6 +78,9 @@ class ConsolidationReport:
     #: Person types whose scores showed no two groups: their bar is the cautious
     #: one (`record_model.unseparated_bar`), not read from the records.
     unseparated: list[str] = field(default_factory=list)
+    #: Per record entity type: fields found to travel together (a household's street,
+    #: town and phone), whose agreements count once.
+    bundles: dict[str, list[list[str]]] = field(default_factory=dict)
 
 
 class Consolidator:
@@ -237,6 +240,11 @@ class Consolidator:
             models_reused=list(plan.reused_models),
             start_bars=bars,
             unseparated=sorted(t for t, model in trained.items() if model.unseparated),
+            bundles={
+                t: [[name.removeprefix("@") for name in b] for b in model.bundles]
+                for t, model in trained.items()
+                if model.bundles
+            },
         )
         for entity_type, model in sorted(plan.models.items()):
             if entity_type in plan.reused_models:
