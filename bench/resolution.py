@@ -102,6 +102,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "films": [None],
     "places": [None],
     "contacts": [None],
+    "voters": [None],
     "listings": [None],
     "articles": [None],
 }
@@ -904,6 +905,44 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             [block_on("first_name", "last_name", "company")],
             0.6,
             [block_on("first_name", "last_name"), block_on("email")],
+        )
+    if kind == "voters":
+        # A voter roll: the docs' name comparisons with term frequencies, the street
+        # by Jaro-Winkler, the rest exactly; blocked as the docs block people. Suffix,
+        # gender and race left out: a person's copies never differ in them, and
+        # Splink's EM refuses the m of 0 it then learns.
+        columns = (
+            "first_name", "middle_name", "last_name", "res_street_address", "res_city",
+            "zip_code", "phone_num",
+        )  # fmt: skip
+        frame = {"unique_id": ids, **{c: _column(records, c) for c in columns}}
+        return SplinkPlan(
+            frame,
+            settings(
+                [
+                    block_on("first_name", "last_name"),
+                    block_on("last_name", "zip_code"),
+                    block_on("phone_num"),
+                    block_on("first_name", "middle_name"),
+                ],
+                [
+                    cl.NameComparison("first_name").configure(term_frequency_adjustments=True),
+                    cl.NameComparison("middle_name").configure(term_frequency_adjustments=True),
+                    cl.NameComparison("last_name").configure(term_frequency_adjustments=True),
+                    cl.JaroWinklerAtThresholds("res_street_address", [0.95, 0.88]),
+                    cl.ExactMatch("res_city").configure(term_frequency_adjustments=True),
+                    cl.ExactMatch("zip_code").configure(term_frequency_adjustments=True),
+                    cl.ExactMatch("phone_num"),
+                ],
+            ),
+            [block_on("first_name", "middle_name", "last_name")],
+            0.6,
+            # Blocked on the whole home: a session on one of its fields sees the
+            # others never differ, and Splink refuses an m of 0.
+            [
+                block_on("first_name", "last_name"),
+                block_on("res_street_address", "res_city", "zip_code", "phone_num"),
+            ],
         )
     if kind == "articles":
         # Short texts: the headline by Jaro-Winkler and by its first words, names as

@@ -1488,6 +1488,99 @@ def contacts(people: list[dict[str, str]], documents: list[dict[str, Any]], seed
     return RecordSet("contacts", "Person", "contact_id", None, rows, gold)
 
 
+# --------------------------------------------------------------------------- voters
+
+VOTER_HOMES = 1500
+#: People registered at a home, drawn uniformly from this tuple.
+VOTER_MEMBERS = (1, 1, 2, 2, 3, 4)
+#: Snapshots of the roll a person appears in, drawn uniformly from this tuple.
+VOTER_SNAPSHOTS = (1, 2, 2, 3)
+VOTER_STREETS = (
+    "Oak St", "Main St", "Elm Ave", "Pine Rd", "Maple Dr", "Cedar Ln", "Hill Rd", "Lake Dr",
+    "Park Ave", "Church St",
+)  # fmt: skip
+VOTER_CITIES = (("Raleigh", "276"), ("Durham", "277"), ("Cary", "275"), ("Wilson", "278"))
+
+
+def voters(source: list[dict[str, str]], seed: int) -> RecordSet:
+    """Snapshots of a county's voter roll, exported without the registration number:
+    people (given, middle and family names from the source) at homes that share
+    family name, street, city, ZIP code and landline; 30% of homes hold a father
+    and a son of one name (SR / JR, a generation apart). Between snapshots a voter
+    ages two years, 20% move, some change party; the middle name is now and then an
+    initial or left out, a name mistyped."""
+    firsts = sorted({r["first_name"].upper() for r in source if r["first_name"].isalpha()})
+    lasts = sorted({r["surname"].upper() for r in source if r["surname"].isalpha()})
+    keyed: list[tuple[int, dict[str, str], str]] = []
+    for home in range(VOTER_HOMES):
+        r = rng(seed, "home", home)
+        city, area = r.choice(VOTER_CITIES)
+        shared = {
+            "last": r.choice(lasts),
+            "street": f"{r.randint(1, 9999)} {r.choice(VOTER_STREETS)}".upper(),
+            "city": city.upper(),
+            "zip": f"{area}{r.randint(0, 99):02d}",
+            "phone": f"919{r.randint(2000000, 9999999)}" if r.random() < 0.7 else "",
+        }
+        head = {"first": r.choice(firsts), "middle": r.choice(firsts), "suffix": ""}
+        head.update(age=r.randint(30, 80), gender=r.choice("MF"))
+        members = [head]
+        for number in range(1, r.choice(VOTER_MEMBERS)):
+            if number == 1 and head["gender"] == "M" and r.random() < 0.3:
+                members[0] = {**head, "suffix": "SR"}
+                members.append({**head, "suffix": "JR", "age": head["age"] - r.randint(20, 35)})
+            else:
+                age = max(18, int(head["age"]) - r.randint(-5, 35))
+                members.append(
+                    {"first": r.choice(firsts), "middle": r.choice(firsts), "suffix": ""}
+                    | {"age": age, "gender": r.choice("MF")}
+                )
+        for number, member in enumerate(members):
+            identity = f"h{home}-{number}"
+            p = rng(seed, "voter", identity)
+            person = {**shared, **member, "race": p.choice("WBAOI")}
+            person["party"] = p.choice(("DEM", "REP", "UNA", "LIB"))
+            snapshots = p.choice(VOTER_SNAPSHOTS)
+            moved = snapshots > 1 and p.random() < 0.2
+            for snapshot in range(snapshots):
+                row = _voter_row(person, snapshot, moved and snapshot == snapshots - 1, seed)
+                keyed.append((_hashed(f"{seed}:{identity}:{snapshot}", 1 << 62), row, identity))
+    rows, gold = _in_hashed_order(keyed, "voter_id", "v{:05d}".format)
+    return RecordSet("voters", "Person", "voter_id", None, rows, gold)
+
+
+def _voter_row(person: dict[str, Any], snapshot: int, moved: bool, seed: int) -> dict[str, str]:
+    r = rng(seed, "voter-row", person["first"], person["last"], person["age"], snapshot)
+    street, city, zip_code = person["street"], person["city"], person["zip"]
+    if moved:
+        city, area = r.choice(VOTER_CITIES)
+        street = f"{r.randint(1, 9999)} {r.choice(VOTER_STREETS)}".upper()
+        city, zip_code = city.upper(), f"{area}{r.randint(0, 99):02d}"
+    first, middle, last = str(person["first"]), str(person["middle"]), str(person["last"])
+    if r.random() < 0.05:
+        first = typo(first, r)
+    if r.random() < 0.2:
+        middle = middle[0]
+    elif r.random() < 0.1:
+        middle = ""
+    if r.random() < 0.05:
+        last = typo(last, r)
+    return {
+        "last_name": last,
+        "first_name": first,
+        "middle_name": middle,
+        "name_suffix": str(person["suffix"]),
+        "age": str(int(person["age"]) + 2 * snapshot),
+        "res_street_address": street,
+        "res_city": city,
+        "zip_code": zip_code,
+        "phone_num": str(person["phone"]),
+        "race_code": str(person["race"]),
+        "gender_code": str(person["gender"]),
+        "party_cd": str(person["party"]) if r.random() >= 0.15 else r.choice(("DEM", "REP")),
+    }
+
+
 # --------------------------------------------------------------------------- places
 
 PLACE_IDENTITIES = 3000
@@ -1562,12 +1655,15 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
         "people-febrl",
         "restaurants",
         "places",
+        "voters",
     }:
         source = read_rows(PEOPLE_FILE, data)
         if name == "restaurants":
             return restaurants(source, seed)
         if name == "places":
             return places(source, seed)
+        if name == "voters":
+            return voters(source, seed)
         if name == "people-50k":
             return people_50k(source)
         if name == "people-names":
@@ -1625,6 +1721,7 @@ SETS = (
     "films",
     "places",
     "contacts",
+    "voters",
     "listings",
     "articles",
 )

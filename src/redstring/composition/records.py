@@ -168,6 +168,8 @@ class RecordMapping:
         return self.name_field or " + ".join(self.name_parts)
 
 
+#: Words of a header that say its column holds what goes beside a name, not one.
+_ADJUNCT_WORDS = frozenset({"suffix", "prefix", "salutation", "honorific", "initials"})
 #: Words of a header that say its column titles the record when no column names it.
 _TITLE_WORDS = frozenset({"title", "headline", "label"})
 #: ...unless it says the title is a post someone holds ("job_title").
@@ -201,6 +203,8 @@ def name_columns(columns: Sequence[str], requested: str | None) -> tuple[str, ..
         if "name" in column.lower()
         # pandas writes its row index as "Unnamed: 0": no name, whatever it says.
         and not column.lower().startswith("unnamed")
+        # A voter roll's "name_suffix" ("JR") or a "name_prefix" is a part of none.
+        and not _ADJUNCT_WORDS & set(re.split(r"[^a-z]+", column.lower()))
         and (parts[column] is None or "full" in column.lower())
     ]
     if len(whole) == 1:

@@ -164,6 +164,8 @@ _ID_WORDS = (
     "ref", "reference", "nummer", "numero",
 )  # fmt: skip
 ID_MIN_DIGITS = 6
+#: Words of a column name that say its digit strings are phone numbers.
+_PHONE_WORDS = ("phone", "tel", "telephone", "telefon", "mobile", "cell", "fax", "landline")
 #: Words of a column name that say it holds house numbers ("street_number", "house_no").
 _HOUSE_NUMBER_WORDS = frozenset(
     {
@@ -382,6 +384,9 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
     )
     if phone_like >= SHAPE_SHARE and _share(values, lambda v: not v.isdigit()) >= 0.5:
         return FieldKind.PHONE, "digits with phone separators, 7 to 15 digits"
+    if phone_like >= SHAPE_SHARE and _named(key, _PHONE_WORDS):
+        # A voter roll writes "9195551234": a household's shared line, not an id.
+        return FieldKind.PHONE, "digit strings of phone length in a column named for phones"
     if postcode_shaped and digit_share >= SHAPE_SHARE and alpha_share >= 0.5 and ratio < 0.9:
         return FieldKind.POSTCODE, "short letter-and-digit codes that repeat"
     if span is not None and span[1] > 31:

@@ -433,6 +433,40 @@ def test_a_contact_list_holds_colleagues_who_share_all_but_their_own_facts() -> 
     assert 0.02 < sum(len(golds) for golds in shared) / len(members) < 0.2
 
 
+def test_a_voter_roll_holds_households_fathers_and_sons_and_aging_snapshots() -> None:
+    """Catches a voter roll without households (members sharing family name, street,
+    ZIP and phone, not given names), without a father and son of one name told apart
+    by SR / JR and age only, with snapshots that do not age, or that leaks the id."""
+    source = [
+        person(
+            f"V{k}",
+            f"V{k}",
+            f"Given{chr(97 + k % 26)}{chr(97 + k // 26)}",
+            f"Fam{chr(97 + k % 23)}",
+            "",
+        )
+        for k in range(400)
+    ]
+    roll = v.voters(source, seed=3)
+    assert roll.rows == v.voters(source, seed=3).rows
+    assert roll.name_column is None
+    assert "voter_reg_num" not in roll.rows[0]
+    members = members_of(roll)
+    homes: dict[str, list[str]] = {}
+    for gold in members:
+        homes.setdefault(gold.rsplit("-", 1)[0], []).append(gold)
+    shared = [people for people in homes.values() if len(people) >= 2]
+    assert len(shared) > v.VOTER_HOMES / 3
+    for people in shared[:30]:
+        firsts = [members[g][0] for g in people]
+        assert len({r["zip_code"] for r in firsts}) <= 2  # one moved, at most
+        assert len({(r["first_name"], r["name_suffix"]) for r in firsts}) == len(people)
+    fathers = [g for g, rows in members.items() if rows[0]["name_suffix"] == "SR"]
+    assert len(fathers) > v.VOTER_HOMES / 20
+    aged = [rows for rows in members.values() if len({r["age"] for r in rows}) > 1]
+    assert len(aged) > len(members) / 3
+
+
 def test_a_gazetteer_holds_namesake_settlements_and_retyped_copies() -> None:
     """Catches a gazetteer without namesakes (settlements a name alone cannot tell
     apart), whose copies sit at the very same point or far from it, or that leaks

@@ -122,6 +122,10 @@ def test_a_mapping_needs_exactly_one_type_source() -> None:
             ("forename", "middle_names", "surname"),
         ),
         (["id", "first_name", "last_name"], ("first_name", "last_name")),
+        (
+            ["voter_id", "last_name", "first_name", "middle_name", "name_suffix"],
+            ("first_name", "middle_name", "last_name"),
+        ),
         (["id", "title", "manufacturer", "price"], ("title",)),
         (["id", "Product Title", "brand"], ("Product Title",)),
         (["id", "headline", "year"], ("headline",)),

@@ -175,6 +175,21 @@ def test_the_house_numbers_join_the_street_not_the_building() -> None:
     assert {f.name for f in report.used} >= {"street_number+address_1", "address_2"}
 
 
+def test_digit_strings_in_a_phone_column_are_phones_and_elsewhere_codes() -> None:
+    """Catches a voter roll's "9195551234" read as an id number (a household's shared
+    line then vouches for its members as one person would) because it carries no
+    separators; the same digits under an account's name are a code."""
+    rng = random.Random(5)
+    numbers = [f"919{rng.randrange(2_000_000, 9_999_999)}" for _ in range(300)]
+    entities = [
+        _entity(f"p{k}", "x", "Person", {"phone_num": n, "account_no": n[::-1]})
+        for k, n in enumerate(numbers)
+    ]
+    kinds = {f.name: f.kind for f in detect_fields(entities).used}
+    assert kinds["phone_num"] is FieldKind.PHONE
+    assert kinds["account_no"] is FieldKind.IDENTIFIER
+
+
 def test_websites_counts_and_codes_are_told_apart() -> None:
     """Catches a website read as an organisation name (".co.uk" holds a legal form),
     a count of employees compared as an id number, a usernames column taken for web
