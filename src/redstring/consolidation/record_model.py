@@ -130,7 +130,9 @@ ORGANISATION_GATE_LEVEL = 2
 #: apart, `comparisons.codes_apart`: two copies of one id mistyped once each are two
 #: edits apart). The editions of one book share title, authors and often publisher
 #: -- everything but the ISBN -- and their agreement outweighs one differing field.
-#: An id the data shows unstable (m above this) is only evidence.
+#: An id the data shows unstable (m above this), or whose m no session learnt, is
+#: only evidence: a hospital's record number is its own, and one patient's records
+#: at two hospitals hold two (with the prior's m as a gate, recall fell to 0.25).
 ID_APART_M = 0.05
 #: The entity's own name, by kind: the level below which it keeps a pair apart.
 _NAME_GATES = {
@@ -197,6 +199,8 @@ class TrainedModel:
     unseparated: bool = False
     #: Fields that travel together (names; `_bundles`): their agreements count once.
     bundles: list[list[str]] = field(default_factory=list)
+    #: Fields no EM session learnt (names): their m is the generic prior.
+    unlearnt: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -242,6 +246,8 @@ class RecordEvidence:
     places_apart: bool = False
     #: Fields that travel together, by index (`TrainedModel.bundles`).
     bundles: list[list[int]] = field(default_factory=list)
+    #: Fields whose m no session learnt, by index (`TrainedModel.unlearnt`).
+    unlearnt: list[int] = field(default_factory=list)
 
     def veto_view(
         self,
@@ -318,7 +324,7 @@ class RecordEvidence:
         for f, column in enumerate(self.columns):
             if column.spec.kind is FieldKind.IDENTIFIER:
                 same_id |= levels[:, f] == column.levels - 1
-                if np.exp(self.log_m[f][1]) <= ID_APART_M:
+                if f not in self.unlearnt and np.exp(self.log_m[f][1]) <= ID_APART_M:
                     differ = np.flatnonzero(levels[:, f] == 1)
                     apart = differ[codes_apart(column, left[differ], right[differ])]
                     probability = probability.copy()
@@ -886,7 +892,7 @@ def _em_sessions(
     columns: Sequence[FieldColumn],
     u_tables: Sequence[npt.NDArray[np.float64]],
     m_tables: list[npt.NDArray[np.float64]],
-) -> tuple[list[npt.NDArray[np.float64]], int, list[list[int]]]:
+) -> tuple[list[npt.NDArray[np.float64]], int, list[list[int]], list[int]]:
     """m by expectation-maximisation, u held at its random-pair estimate.
 
     Each session takes the pairs that agree exactly on one selective field (the ones
@@ -908,7 +914,7 @@ def _em_sessions(
     colleagues one person (precision 0.22). It is not used when another session's
     matches do agree on such a field; with none to judge by, every session is kept.
     What a doubtful session's matches share is a bundle (`_bundles`). Returns (m, EM
-    rounds, bundles).
+    rounds, bundles, the fields no session learnt).
     """
     ranked = sorted(
         (
@@ -980,6 +986,7 @@ def _em_sessions(
                 if own:
                     own_sums[f] += matches * m_local[f]
     out = []
+    unlearnt = []
     for f in range(len(columns)):
         if own_sums[f][1:].sum() > 0:
             out.append(_distribution(own_sums[f]))
@@ -987,7 +994,8 @@ def _em_sessions(
             out.append(_distribution(sums[f]))
         else:
             out.append(_unlearnt_m(m_tables[f], u_tables[f], columns[f].spec.kind))
-    return out, rounds_total, bundles
+            unlearnt.append(f)
+    return out, rounds_total, bundles, unlearnt
 
 
 def _bundles(
@@ -1143,9 +1151,10 @@ def train(
         u_tables = [np.asarray(t, dtype=np.float64) for t in model.u]
         prior, rounds = model.prior, model.rounds
         bundles = [[names.index(name) for name in bundle] for bundle in model.bundles]
+        unlearnt = [names.index(name) for name in model.unlearnt]
     else:
         assert estimate is not None
-        m_tables, u_tables, rounds, bundles = estimate
+        m_tables, u_tables, rounds, bundles, unlearnt = estimate
         prior = _fit_prior(levels, m_tables, u_tables, bundles)
 
     log_u: list[npt.NDArray[np.float64]] = []
@@ -1178,6 +1187,7 @@ def train(
             rules=[r.label for r in rules],
             trained_on=n,
             bundles=[[names[f] for f in bundle] for bundle in bundles],
+            unlearnt=[names[f] for f in unlearnt],
         )
     )
     evidence = RecordEvidence(
@@ -1194,6 +1204,7 @@ def train(
         reused=reused,
         places_apart=type_kind(entities[0].entity_type) != "person",
         bundles=bundles,
+        unlearnt=unlearnt,
     )
     evidence.comparable = evidence._comparable(levels)
     evidence.probabilities = evidence._from_levels(levels, pairs[:, 0], pairs[:, 1])
@@ -1408,9 +1419,15 @@ def _count_value_pairs(
 
 def _estimate(
     columns: Sequence[FieldColumn], n: int, seed: int
-) -> tuple[list[npt.NDArray[np.float64]], list[npt.NDArray[np.float64]], int, list[list[int]]]:
+) -> tuple[
+    list[npt.NDArray[np.float64]],
+    list[npt.NDArray[np.float64]],
+    int,
+    list[list[int]],
+    list[int],
+]:
     """u from random pairs (beside a generic prior), then m by EM: (m, u, EM rounds,
-    bundles)."""
+    bundles, the fields no session learnt)."""
     if n * (n - 1) // 2 <= U_SAMPLE_PAIRS * 4:
         level_counts = _every_pair_counts(columns, n)
     else:
@@ -1431,5 +1448,5 @@ def _estimate(
         u[1:] = (counts + U_PRIOR_PAIRS * _prior_u(column.levels)[1:]) / (real + U_PRIOR_PAIRS)
         u_tables.append(u)
         m_tables.append(_prior_m(column.levels, column.spec.kind))
-    m_tables, rounds, bundles = _em_sessions(columns, u_tables, m_tables)
-    return m_tables, u_tables, rounds, bundles
+    m_tables, rounds, bundles, unlearnt = _em_sessions(columns, u_tables, m_tables)
+    return m_tables, u_tables, rounds, bundles, unlearnt
