@@ -1528,7 +1528,9 @@ def voters(source: list[dict[str, str]], seed: int) -> RecordSet:
         for number in range(1, r.choice(VOTER_MEMBERS)):
             if number == 1 and head["gender"] == "M" and r.random() < 0.3:
                 members[0] = {**head, "suffix": "SR"}
-                members.append({**head, "suffix": "JR", "age": head["age"] - r.randint(20, 35)})
+                members.append(
+                    {**head, "suffix": "JR", "age": max(18, int(head["age"]) - r.randint(20, 35))}
+                )
             else:
                 age = max(18, int(head["age"]) - r.randint(-5, 35))
                 members.append(

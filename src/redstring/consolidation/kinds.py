@@ -164,6 +164,8 @@ _ID_WORDS = (
     "ref", "reference", "nummer", "numero",
 )  # fmt: skip
 ID_MIN_DIGITS = 6
+#: Words of a column name that say it holds ages ("age", "Alter", "edad").
+_AGE_WORDS = ("age", "ages", "alter", "edad", "leeftijd", "eta")
 #: Words of a column name that say its digit strings are phone numbers.
 _PHONE_WORDS = ("phone", "tel", "telephone", "telefon", "mobile", "cell", "fax", "landline")
 #: Words of a column name that say it holds house numbers ("street_number", "house_no").
@@ -376,6 +378,10 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
         # Two listings of one thing differ in price by a few percent; no level here
         # compares numbers by how far apart they are.
         return FieldKind.IGNORE, "amounts with decimals (prices, measures)"
+    if span is not None and span[0] >= 0 and span[1] <= 130 and _named(key, _AGE_WORDS):
+        # Snapshots of a roll age a voter two years apart; a father and his son of
+        # one name are a generation apart: years apart tell them, a category cannot.
+        return FieldKind.YEAR, "ages in a column named for them, compared by years apart"
     if span is not None and 31 < span[1] <= 2200 and _median_int(values) >= 1000:
         return FieldKind.YEAR, f"integers in {span[0]}..{span[1]}, most of them four-digit"
     phone_like = _share(

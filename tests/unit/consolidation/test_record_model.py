@@ -190,6 +190,26 @@ def test_digit_strings_in_a_phone_column_are_phones_and_elsewhere_codes() -> Non
     assert kinds["account_no"] is FieldKind.IDENTIFIER
 
 
+def test_ages_are_compared_by_years_apart() -> None:
+    """Catches an age column read as a category: snapshots of a voter roll age a
+    voter two years apart (a category calls that "different", so EM learns ages
+    say nothing), and a father and son of one name, a generation apart, merge."""
+    from redstring.consolidation.comparisons import build_columns, compare
+
+    rng = random.Random(3)
+    entities = [
+        _entity(f"a{k}", "x", "Person", {"age": str(rng.randint(18, 90))}) for k in range(300)
+    ]
+    entities[0].properties["age"] = "42"
+    entities[1].properties["age"] = "44"
+    entities[2].properties["age"] = "14"
+    spec = {f.name: f for f in detect_fields(entities).used}["age"]
+    assert spec.kind is FieldKind.YEAR
+    (column,) = build_columns(entities, [spec])
+    levels = compare(column, np.asarray([0, 0]), np.asarray([1, 2])).tolist()
+    assert levels[0] > levels[1] == 1  # two years apart is close; 28 is another person
+
+
 def test_websites_counts_and_codes_are_told_apart() -> None:
     """Catches a website read as an organisation name (".co.uk" holds a legal form),
     a count of employees compared as an id number, a usernames column taken for web
