@@ -168,6 +168,8 @@ class RecordMapping:
         return self.name_field or " + ".join(self.name_parts)
 
 
+#: Words of a header that say its column numbers things.
+_NUMBER_WORDS = frozenset({"no", "nr", "num", "number", "id", "ref"})
 #: Words of a header that say its column holds what goes beside a name, not one.
 _ADJUNCT_WORDS = frozenset({"suffix", "prefix", "salutation", "honorific", "initials"})
 #: Words of a header that say its column titles the record when no column names it.
@@ -222,7 +224,8 @@ def name_columns(columns: Sequence[str], requested: str | None) -> tuple[str, ..
         column
         for column in columns
         if _TITLE_WORDS & (words := set(re.split(r"[^a-z]+", column.lower())))
-        and not words & _POST_WORDS
+        # "title_no": a land register's title number, an id, not a title.
+        and not words & (_POST_WORDS | _NUMBER_WORDS)
     ]
     if len(titled) == 1:
         return (titled[0],)

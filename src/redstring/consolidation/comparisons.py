@@ -960,14 +960,22 @@ def _fill(
         if len(alike):
             ln, rn = _house_numbers(lt[alike]), _house_numbers(rt[alike])
             both = (ln[:, 0] != "") & (rn[:, 0] != "")
-            near = np.zeros(len(alike), dtype=bool)
+            close = {}
             for a in range(2):
                 for b in range(2):
                     apart = _cpdist(DamerauLevenshtein.distance, ln[:, a], rn[:, b], 2)
-                    short = (np.char.str_len(ln[:, a].astype(str)) <= 3) & (
-                        np.char.str_len(rn[:, b].astype(str)) <= 3
+                    longest = np.maximum(
+                        np.char.str_len(ln[:, a].astype(str)), np.char.str_len(rn[:, b].astype(str))
                     )
-                    near |= (apart <= 1) | ((apart <= 2) & short)
+                    # Two mistyped copies of a number are two edits apart; that
+                    # excuses only numbers of two digits ("59" / "76" for "79": any
+                    # two such numbers are), not "159" / "144".
+                    close[a, b] = (apart <= 1) | ((apart <= 2) & (longest <= 2))
+            near = close[0, 0] | close[0, 1] | close[1, 0] | close[1, 1]
+            # Both hold a unit's number and the house's ("flat 2, 182 mill road" /
+            # "flat 6, 182 mill road"): one unit, not any two numbers alike.
+            units = (ln[:, 0] != ln[:, 1]) & (rn[:, 0] != rn[:, 1])
+            near = np.where(units, (ln[:, 0] == rn[:, 0]) & close[1, 1], near)
             out[rows[alike[both & ~near]]] = 2
         return
     jw = similarity(JaroWinkler.normalized_similarity, 0.80)

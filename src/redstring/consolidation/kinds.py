@@ -427,6 +427,10 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
     streets = _share(values, names_a_street)
     if key != NAME_FIELD and streets >= STREET_SHARE:
         return FieldKind.ADDRESS, f"street names ({streets:.0%} name a street type)"
+    addressed = streets >= STREET_SHARE and digit_share >= 0.5
+    if key == NAME_FIELD and entity_kind == "other" and addressed:
+        # A property named by its address ("Flat 2, 182 Mill Road").
+        return FieldKind.ADDRESS, f"addresses ({streets:.0%} name a street type)"
     if key != NAME_FIELD and len(values) >= 50 and (ratio <= 0.05 or distinct <= 12):
         return FieldKind.CATEGORY, f"{distinct} distinct values"
     if key != NAME_FIELD and len(values) >= 50 and _categorical(key, values):

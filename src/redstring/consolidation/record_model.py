@@ -134,8 +134,12 @@ ORGANISATION_GATE_LEVEL = 2
 #: only evidence: a hospital's record number is its own, and one patient's records
 #: at two hospitals hold two (with the prior's m as a gate, recall fell to 0.25).
 ID_APART_M = 0.05
+#: The same for a thing named by its address (a property): another house or flat
+#: number (level 2) is another property, whatever owner, date or price say.
+ADDRESS_GATE_LEVEL = 3
 #: The entity's own name, by kind: the level below which it keeps a pair apart.
 _NAME_GATES = {
+    FieldKind.ADDRESS: ADDRESS_GATE_LEVEL,
     FieldKind.TEXT: TITLE_GATE_LEVEL,
     FieldKind.NAME: NAME_GATE_LEVEL,
     FieldKind.ORGANISATION_NAME: ORGANISATION_GATE_LEVEL,

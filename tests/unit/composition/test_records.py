@@ -142,6 +142,8 @@ def test_no_name_column_is_a_typed_error_that_lists_the_columns() -> None:
         name_columns(["id", "company", "city"], None)
     with pytest.raises(InvalidInputError, match="several columns"):
         name_columns(["id", "company_name", "brand_name"], None)
+    with pytest.raises(InvalidInputError, match="no name column"):
+        name_columns(["title_no", "address", "postcode", "owner"], None)
     with pytest.raises(InvalidInputError, match="no column 'nom'"):
         name_columns(["id", "name"], "nom")
     # A job title is a post, not the record's title; two titles are ambiguous.
