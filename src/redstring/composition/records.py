@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 from uuid import uuid5
 
-from redstring.consolidation.kinds import name_part
+from redstring.consolidation.kinds import column_words, name_part
 from redstring.domain.entity import Entity, key_name, named_by_key
 from redstring.domain.exceptions import InvalidInputError, UnreadableFileError
 from redstring.domain.ids import EntityId
@@ -206,7 +205,7 @@ def name_columns(columns: Sequence[str], requested: str | None) -> tuple[str, ..
         # pandas writes its row index as "Unnamed: 0": no name, whatever it says.
         and not column.lower().startswith("unnamed")
         # A voter roll's "name_suffix" ("JR") or a "name_prefix" is a part of none.
-        and not _ADJUNCT_WORDS & set(re.split(r"[^a-z]+", column.lower()))
+        and not _ADJUNCT_WORDS & column_words(column)
         and (parts[column] is None or "full" in column.lower())
     ]
     if len(whole) == 1:
@@ -223,7 +222,7 @@ def name_columns(columns: Sequence[str], requested: str | None) -> tuple[str, ..
     titled = [
         column
         for column in columns
-        if _TITLE_WORDS & (words := set(re.split(r"[^a-z]+", column.lower())))
+        if _TITLE_WORDS & (words := column_words(column))
         # "title_no": a land register's title number, an id, not a title.
         and not words & (_POST_WORDS | _NUMBER_WORDS)
     ]

@@ -258,13 +258,18 @@ def _isbn10(text: str) -> bool:
 def _isbn13(text: str) -> bool:
     if len(text) != 13 or not text.isdigit() or text[:3] not in ("978", "979"):
         return False
-    return sum((1 if k % 2 == 0 else 3) * int(c) for k, c in enumerate(text)) % 10 == 0
+    return text[12] == _ean13_check(text[:12])
 
 
 def _isbn10_to_13(text: str) -> str:
     body = "978" + text[:9]
+    return body + _ean13_check(body)
+
+
+def _ean13_check(body: str) -> str:
+    """The check digit of a 12-digit EAN-13 body (ISBN-13s are EAN-13s)."""
     total = sum((1 if k % 2 == 0 else 3) * int(c) for k, c in enumerate(body))
-    return body + str((10 - total % 10) % 10)
+    return str((10 - total % 10) % 10)
 
 
 def _normalise(raws: tuple[str, ...], kind: FieldKind) -> tuple[str, str]:
@@ -961,12 +966,12 @@ def _fill(
             ln, rn = _house_numbers(lt[alike]), _house_numbers(rt[alike])
             both = (ln[:, 0] != "") & (rn[:, 0] != "")
             close = {}
+            left_lengths = [np.char.str_len(ln[:, a].astype(str)) for a in range(2)]
+            right_lengths = [np.char.str_len(rn[:, b].astype(str)) for b in range(2)]
             for a in range(2):
                 for b in range(2):
                     apart = _cpdist(DamerauLevenshtein.distance, ln[:, a], rn[:, b], 2)
-                    longest = np.maximum(
-                        np.char.str_len(ln[:, a].astype(str)), np.char.str_len(rn[:, b].astype(str))
-                    )
+                    longest = np.maximum(left_lengths[a], right_lengths[b])
                     # Two mistyped copies of a number are two edits apart; that
                     # excuses only numbers of two digits ("59" / "76" for "79": any
                     # two such numbers are), not "159" / "144".

@@ -250,7 +250,7 @@ def _hint(key: str, hints: Sequence[str]) -> bool:
     return any(h in lowered for h in hints)
 
 
-def _words(key: str) -> set[str]:
+def column_words(key: str) -> set[str]:
     """The lower-case words of a column's name ("Street_Number" -> street, number)."""
     return {p for p in re.split(r"[^a-z]+", key.lower()) if p}
 
@@ -258,7 +258,7 @@ def _words(key: str) -> set[str]:
 def _named(key: str, words: Sequence[str]) -> bool:
     """Whether a column's name holds one of `words` as a word of its own, or ends in
     one ("hometown", "BirthPlace"): "ort" must not match "report"."""
-    return any(p == w or (len(w) >= 4 and p.endswith(w)) for p in _words(key) for w in words)
+    return any(p == w or (len(w) >= 4 and p.endswith(w)) for p in column_words(key) for w in words)
 
 
 def name_part(column: str) -> str | None:
@@ -271,7 +271,7 @@ def name_part(column: str) -> str | None:
     folded = "".join(
         c for c in unicodedata.normalize("NFKD", column.lower()) if not unicodedata.combining(c)
     )
-    words = _words(folded)
+    words = column_words(folded)
     found: list[tuple[int, int, str]] = []  # (start, end, part) in `folded`
     for part, hints in _NAME_PART_HINTS.items():
         for hint in hints:
@@ -654,7 +654,7 @@ def _join_house_numbers(
         for k, (kind, _) in kinds.items()
         if kind is FieldKind.IGNORE
         and k not in forced
-        and _HOUSE_NUMBER_WORDS & _words(k)
+        and _HOUSE_NUMBER_WORDS & column_words(k)
         and _share(_values(entities[:SAMPLE], k), lambda v: v[:1].isdigit()) >= SHAPE_SHARE
     ]
     if len(streets) > 1:  # a street and a building ("address_1", "address_2")

@@ -356,11 +356,11 @@ class RecordEvidence:
         left: npt.NDArray[np.int64],
         right: npt.NDArray[np.int64],
     ) -> npt.NDArray[np.float64]:
-        parts = np.zeros((len(left), len(self.columns)), dtype=np.float64)
+        total = _BundledSum(len(left), self.bundles)
         for f, column in enumerate(self.columns):
             g = levels[:, f].astype(np.int64)
             weight = self.log_m[f] - self.log_u[f]
-            parts[:, f] = weight[g]
+            part = weight[g]
             top = column.levels - 1
             exact = g == top
             if exact.any():
@@ -373,8 +373,9 @@ class RecordEvidence:
                 freq = (column.frequency[code] * size + TF_PRIOR_RECORDS * average) / (
                     size + TF_PRIOR_RECORDS
                 )
-                parts[exact, f] += self.log_random_u[f] - np.log(freq)
-        return _bundled_sum(parts, self.bundles)
+                part[exact] += self.log_random_u[f] - np.log(freq)
+            total.add(f, part)
+        return total.result()
 
 
 def _fits(model: TrainedModel, columns: Sequence[FieldColumn]) -> bool:
@@ -864,25 +865,35 @@ def _sum_factors(
     weights: Sequence[npt.NDArray[np.float64]],
     bundles: Sequence[Sequence[int]] = (),
 ) -> npt.NDArray[np.float64]:
-    parts = np.zeros((len(levels), len(weights)), dtype=np.float64)
+    total = _BundledSum(len(levels), bundles)
     for f, w in enumerate(weights):
-        parts[:, f] = w[levels[:, f].astype(np.int64)]
-    return _bundled_sum(parts, bundles)
+        total.add(f, w[levels[:, f].astype(np.int64)])
+    return total.result()
 
 
-def _bundled_sum(
-    parts: npt.NDArray[np.float64], bundles: Sequence[Sequence[int]]
-) -> npt.NDArray[np.float64]:
-    """Each pair's log factor from its fields' weights (pairs x fields): a bundle's
-    agreements count once, as its strongest; its disagreements each count."""
-    if not bundles:
-        return np.asarray(parts.sum(axis=1), dtype=np.float64)
-    inside = sorted({f for bundle in bundles for f in bundle})
-    outside = [f for f in range(parts.shape[1]) if f not in set(inside)]
-    total = parts[:, outside].sum(axis=1) + np.minimum(parts[:, inside], 0.0).sum(axis=1)
-    for bundle in bundles:
-        total += np.maximum(parts[:, list(bundle)], 0.0).max(axis=1)
-    return np.asarray(total, dtype=np.float64)
+class _BundledSum:
+    """Each pair's log factor, added field by field: a bundle's agreements count
+    once, as its strongest; its disagreements each count. Kept as one running sum
+    and one running best per bundle, not a pairs-by-fields matrix (people-50k scores
+    2M candidates)."""
+
+    def __init__(self, pairs: int, bundles: Sequence[Sequence[int]]) -> None:
+        self._total = np.zeros(pairs, dtype=np.float64)
+        self._bundle_of = {f: k for k, bundle in enumerate(bundles) for f in bundle}
+        self._best = [np.zeros(pairs, dtype=np.float64) for _ in bundles]
+
+    def add(self, f: int, part: npt.NDArray[np.float64]) -> None:
+        k = self._bundle_of.get(f)
+        if k is None:
+            self._total += part
+        else:
+            self._total += np.minimum(part, 0.0)
+            np.maximum(self._best[k], part, out=self._best[k])
+
+    def result(self) -> npt.NDArray[np.float64]:
+        for best in self._best:
+            self._total += best
+        return self._total
 
 
 def _distribution(counts: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
