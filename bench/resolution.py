@@ -359,8 +359,10 @@ class SplinkPlan:
     frame: dict[str, list[Any]]
     settings: Any
     prior_rules: list[Any]
-    prior_recall: float
     em_rules: list[Any]
+    #: The recall the docs assume for the deterministic rules that estimate the
+    #: match rate, on every schema.
+    prior_recall: float = 0.6
 
 
 def _clean(value: str) -> str | None:
@@ -459,7 +461,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 block_on("substr(first_name,1,2)", "surname", "substr(postcode_fake,1,2)"),
                 block_on("dob", "postcode_fake"),
             ],
-            0.6,
             [block_on("first_name", "surname"), block_on("dob")],
         )
     if kind in ("people-parts", "people-homes"):
@@ -503,7 +504,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("natid"), block_on("given_name", "family_name", "dob")],
-            0.6,
             [block_on("given_name", "family_name"), block_on("dob")],
         )
     if kind == "people-names":
@@ -519,7 +519,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("first_name", "surname")],
-            0.6,
             [block_on("first_name"), block_on("surname")],
         )
     if kind in ("people-au", "people-febrl"):
@@ -557,7 +556,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("soc_sec_id"), block_on("given_name", "surname", "date_of_birth")],
-            0.6,
             [block_on("given_name", "surname"), block_on("date_of_birth")],
         )
     if kind == "people-export":
@@ -593,7 +591,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("full_name", "dob"), block_on("postcode", "dob")],
-            0.6,
             [block_on("full_name"), block_on("dob")],
         )
     if kind == "people-us":
@@ -638,7 +635,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("ssn"), block_on("given_name", "family_name", "dob")],
-            0.6,
             [block_on("given_name", "family_name"), block_on("dob")],
         )
     if kind == "people-eu":
@@ -688,7 +684,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("email"), block_on("given_name", "family_name", "dob")],
-            0.6,
             [block_on("given_name", "family_name"), block_on("dob")],
         )
     if kind == "people-registry":
@@ -724,7 +719,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("forename", "surname", "born"), block_on("born", "postcode")],
-            0.6,
             [block_on("forename", "surname"), block_on("born")],
         )
     if kind in ("listings", "restaurants"):
@@ -759,7 +753,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("name", "city"), block_on("phone")],
-            0.6,
             [block_on("phone"), block_on("substr(name,1,4)")],
         )
     if kind == "products":
@@ -784,7 +777,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("title"), block_on("manufacturer", "category")],
-            0.6,
             [block_on("manufacturer"), block_on("substr(title,1,4)")],
         )
     if kind == "songs":
@@ -810,7 +802,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("title", "artist")],
-            0.6,
             [block_on("artist"), block_on("substr(title,1,4)")],
         )
     if kind == "films":
@@ -841,7 +832,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("title", "year")],
-            0.6,
             [block_on("year"), block_on("substr(title,1,4)")],
         )
     if kind == "places":
@@ -868,7 +858,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("name", "country")],
-            0.6,
             [block_on("name"), block_on("round(lat, 1)", "round(lon, 1)")],
         )
     if kind == "contacts":
@@ -903,7 +892,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("first_name", "last_name", "company")],
-            0.6,
             [block_on("first_name", "last_name"), block_on("email")],
         )
     if kind == "voters":
@@ -936,7 +924,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("first_name", "middle_name", "last_name")],
-            0.6,
             # Blocked on the whole home: a session on one of its fields sees the
             # others never differ, and Splink refuses an m of 0.
             [
@@ -969,7 +956,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
                 ],
             ),
             [block_on("headline")],
-            0.6,
             [block_on("substr(headline,1,8)"), block_on("year")],
         )
     # patstat: a name, co-authors and IPC classes.
@@ -993,7 +979,6 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             ],
         ),
         [block_on("name")],
-        0.6,
         [block_on("substr(name,1,4)"), block_on("ipc_first")],
     )
 

@@ -574,6 +574,14 @@ def _hashed(text: str, modulo: int) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") % modulo
 
 
+def _keyed(
+    seed: int, identity: str, copy: int, row: dict[str, str]
+) -> tuple[int, dict[str, str], str]:
+    """A copy's row keyed for `_in_hashed_order`: by what it is (seed, identity,
+    copy), so a sample of clusters orders its rows as the full set does."""
+    return _hashed(f"{seed}:{identity}:{copy}", 1 << 62), row, identity
+
+
 def _in_hashed_order(
     keyed: list[tuple[int, dict[str, str], str]], id_column: str, id_of: Callable[[int], str]
 ) -> tuple[list[dict[str, str]], list[str]]:
@@ -784,7 +792,7 @@ def people_febrl(
         for copy in range(copies + 1):
             r = rng(seed, "febrl-mod", identity, copy)
             row = original if copy == 0 else febrl_modify(original, r)
-            keyed.append((_hashed(f"{seed}:{identity}:{copy}", 1 << 62), row, identity))
+            keyed.append(_keyed(seed, identity, copy, row))
     rows, gold = _in_hashed_order(keyed, "rec_id", "r{:06d}".format)
     return RecordSet("people-febrl", "Person", "rec_id", None, rows, gold)
 
@@ -1147,7 +1155,7 @@ def restaurants(source: list[dict[str, str]], seed: int) -> RecordSet:
         for guide in guides:
             r = rng(seed, "guide-row", identity, guide)
             row = _guide_row(facts, guide, r)
-            keyed.append((_hashed(f"{seed}:{identity}:{guide}", 1 << 62), row, identity))
+            keyed.append(_keyed(seed, identity, guide, row))
     rows, gold = _in_hashed_order(keyed, "id", str)
     return RecordSet("restaurants", "Organization", "id", None, rows, gold)
 
@@ -1207,7 +1215,7 @@ def products(source: list[dict[str, str]], seed: int) -> RecordSet:
                 "price": f"{amount:.2f}",
                 "category": kind,
             }
-            keyed.append((_hashed(f"{seed}:{identity}:{shop}", 1 << 62), row, identity))
+            keyed.append(_keyed(seed, identity, shop, row))
     rows, gold = _in_hashed_order(keyed, "id", "s{:05d}".format)
     return RecordSet("products", "Product", "id", None, rows, gold)
 
@@ -1287,7 +1295,7 @@ def songs(people: list[dict[str, str]], documents: list[dict[str, Any]], seed: i
                 length = t.randint(120, 420)
                 for copy in range(t.choice(SONG_COPIES)):
                     row = _song_copy(track, length, rng(seed, "song-row", identity, copy))
-                    keyed.append((_hashed(f"{seed}:{identity}:{copy}", 1 << 62), row, identity))
+                    keyed.append(_keyed(seed, identity, copy, row))
     rows, gold = _in_hashed_order(keyed, "id", "m{:05d}".format)
     return RecordSet("songs", "Song", "id", None, rows, gold)
 
@@ -1379,7 +1387,7 @@ def films(people: list[dict[str, str]], documents: list[dict[str, Any]], seed: i
     for identity, film in originals:
         for copy in range(rng(seed, "film-copies", identity).choice(FILM_COPIES)):
             row = _film_copy(film, rng(seed, "film-row", identity, copy))
-            keyed.append((_hashed(f"{seed}:{identity}:{copy}", 1 << 62), row, identity))
+            keyed.append(_keyed(seed, identity, copy, row))
     rows, gold = _in_hashed_order(keyed, "id", "v{:05d}".format)
     return RecordSet("films", "Movie", "id", None, rows, gold)
 
@@ -1483,7 +1491,7 @@ def contacts(people: list[dict[str, str]], documents: list[dict[str, Any]], seed
             }
             for copy in range(p.choice(CONTACT_COPIES)):
                 row = _contact_copy(person, firm, rng(seed, "contact-row", identity, copy))
-                keyed.append((_hashed(f"{seed}:{identity}:{copy}", 1 << 62), row, identity))
+                keyed.append(_keyed(seed, identity, copy, row))
     rows, gold = _in_hashed_order(keyed, "contact_id", "k{:05d}".format)
     return RecordSet("contacts", "Person", "contact_id", None, rows, gold)
 
@@ -1546,7 +1554,7 @@ def voters(source: list[dict[str, str]], seed: int) -> RecordSet:
             moved = snapshots > 1 and p.random() < 0.2
             for snapshot in range(snapshots):
                 row = _voter_row(person, snapshot, moved and snapshot == snapshots - 1, seed)
-                keyed.append((_hashed(f"{seed}:{identity}:{snapshot}", 1 << 62), row, identity))
+                keyed.append(_keyed(seed, identity, snapshot, row))
     rows, gold = _in_hashed_order(keyed, "voter_id", "v{:05d}".format)
     return RecordSet("voters", "Person", "voter_id", None, rows, gold)
 
@@ -1637,7 +1645,7 @@ def places(source: list[dict[str, str]], seed: int) -> RecordSet:
                     str(int(town["population"] * r.uniform(0.9, 1.1))) if r.random() >= 0.4 else ""
                 ),
             }
-            keyed.append((_hashed(f"{seed}:{identity}:{copy}", 1 << 62), row, identity))
+            keyed.append(_keyed(seed, identity, copy, row))
     rows, gold = _in_hashed_order(keyed, "id", "g{:05d}".format)
     return RecordSet("places", "Place", "id", "name", rows, gold)
 
