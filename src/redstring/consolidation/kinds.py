@@ -165,7 +165,7 @@ _ID_WORDS = (
 )  # fmt: skip
 ID_MIN_DIGITS = 6
 #: Words of a column name that say it holds ages ("age", "Alter", "edad").
-_AGE_WORDS = ("age", "ages", "alter", "edad", "leeftijd", "eta")
+_AGE_WORDS = ("age", "alter", "edad", "leeftijd", "eta")
 #: Words of a column name that say its digit strings are phone numbers.
 _PHONE_WORDS = ("phone", "tel", "telephone", "telefon", "mobile", "cell", "fax", "landline")
 #: Words of a column name that say it holds house numbers ("street_number", "house_no").

@@ -212,13 +212,19 @@ def test_ages_are_compared_by_years_apart() -> None:
 
     rng = random.Random(3)
     entities = [
-        _entity(f"a{k}", "x", "Person", {"age": str(rng.randint(18, 90))}) for k in range(300)
+        _entity(
+            f"a{k}", "x", "Person", {"age": str(rng.randint(18, 90)), "pages": str(k % 120 + 5)}
+        )
+        for k in range(300)
     ]
     entities[0].properties["age"] = "42"
     entities[1].properties["age"] = "44"
     entities[2].properties["age"] = "14"
-    spec = {f.name: f for f in detect_fields(entities).used}["age"]
+    specs = {f.name: f for f in detect_fields(entities).used}
+    spec = specs["age"]
     assert spec.kind is FieldKind.YEAR
+    # A column whose name ends like one ("pages", "images") is no age.
+    assert "pages" not in specs or specs["pages"].kind is not FieldKind.YEAR
     (column,) = build_columns(entities, [spec])
     levels = compare(column, np.asarray([0, 0]), np.asarray([1, 2])).tolist()
     assert levels[0] > levels[1] == 1  # two years apart is close; 28 is another person
