@@ -4,14 +4,18 @@ Plain union-find over "merge" pairs chains: A~B and B~C put A and C together eve
 when A and C were scored as clearly different, and one bad link can fuse two large
 clusters. `agreeing_clusters` joins two clusters only when they agree as wholes:
 every cross pair is scored through the model's `PairScorer` (pairs blocking never
-produced included), none may fall below the distinct threshold,
-and their mean must reach the merge threshold. A cluster therefore never holds two
-members the model would keep apart.
+produced included), their mean must reach the merge threshold, and none may fall
+below the distinct threshold -- or, where the caller allows it, a record of the
+smaller cluster may meet a few such contradictions in a large one, the copies a
+cluster of many holds mistyped past recognition (`tolerated_share`). A newcomer
+the cluster's members contradict in any number never joins it, so two groups
+still never chain through a few strong links.
 """
 
 from __future__ import annotations
 
 import heapq
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -54,6 +58,7 @@ def agreeing_clusters(
     initial: Iterable[Iterable[int]] = (),
     strongest_links: int | None = None,
     can_start: npt.NDArray[np.bool_] | None = None,
+    tolerated_share: float = 0.0,
 ) -> list[list[int]]:
     """Clusters of the indices 0..n-1 (each sorted, the list sorted by first member).
 
@@ -70,7 +75,13 @@ def agreeing_clusters(
     strongest pairs of one of its two ends (`_strongest_links`); the verdict still
     reads every cross pair. `can_start` (per pair) further limits which pairs start
     a join (`record_model._start_logit`); the verdict is unchanged.
+    With `tolerated_share` = s, a record of the smaller cluster (of each, when the two
+    are equal) that scores below `distinct_threshold` against at most s of the larger
+    cluster's members, rounded down, does not veto the join: one copy in ten of a
+    person's that disagrees with a newcomer the other nine accept speaks for itself,
+    not for the cluster. Below 1 / s members every contradiction still vetoes.
     """
+    bars = _Bars(merge_threshold, distinct_threshold, tolerated_share)
     fixed = dict(overrides or {})
     if len(pairs) != len(probabilities):
         raise ValueError("pairs and probabilities differ in length")
@@ -154,7 +165,11 @@ def agreeing_clusters(
         return (a, b), (len(members[a]), len(members[b]))
 
     def worth_checking(a: int, b: int) -> bool:
-        if len(members[a]) * len(members[b]) > MAX_CROSS_PAIRS or contradicts(a, b):
+        counts = len(members[a]), len(members[b])
+        if counts[0] * counts[1] > MAX_CROSS_PAIRS:
+            return False
+        # A known contradiction refuses the join unscored where none is tolerated.
+        if int(bars.allowance(max(counts))) == 0 and contradicts(a, b):
             return False
         key, sizes = state(a, b)
         return refused.get(key) != sizes
@@ -181,9 +196,7 @@ def agreeing_clusters(
     wave_edges = settle(ready(list(pending)))
     while wave_edges:
         wave = [(root[ends[k][0]], root[ends[k][1]]) for k in wave_edges]
-        holds, low_left, low_right = _wave_verdicts(
-            wave, members, scorer, known, merge_threshold, distinct_threshold
-        )
+        holds, low_left, low_right = _wave_verdicts(wave, members, scorer, known, bars)
         _note_contradictions(cannot, root_array, low_left, low_right)
         touched: list[int] = []
         for (a, b), holds_here in zip(wave, holds, strict=True):
@@ -338,15 +351,15 @@ def _wave_verdicts(
     members: Mapping[int, list[int]],
     scorer: PairScorer,
     known: _KnownScores,
-    merge_threshold: float,
-    distinct_threshold: float,
+    bars: _Bars,
 ) -> tuple[list[bool], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Whether each join of the wave holds, and the pairs newly scored below the
     distinct threshold (left, right).
 
     First a spread sample of each join's cross pairs (`SAMPLE_PER_JOIN`, known or
-    scored now): one below the distinct threshold, or a mean that cannot reach the
-    merge threshold even if every other pair scored 1, refuses the join; a join whose
+    scored now): contradictions the join cannot tolerate (`_Bars.vetoed`), or a mean
+    that cannot reach the merge threshold even if every other pair scored 1, refuse
+    the join; a join whose
     sample is its whole cross product is decided there. Only the joins still open
     build their whole cross product (`_full_verdicts`). Most joins tried are refused
     by the sample, so most cross products are never built or looked up."""
@@ -370,10 +383,10 @@ def _wave_verdicts(
     scores, hit = known.lookup(left, right)
     missing = np.flatnonzero(~hit)
     _score(missing, left, right, scores, scorer, known)
-    low = missing[scores[missing] < distinct_threshold]
-    vetoed = np.bincount(join[scores < distinct_threshold], minlength=len(wave)) > 0
+    low = missing[scores[missing] < bars.distinct]
+    vetoed = bars.vetoed(join, left, right, scores < bars.distinct, rows, cols)
     best = np.bincount(join, weights=scores, minlength=len(wave)) + (total - count)
-    holds = ~vetoed & (best >= merge_threshold * total)
+    holds = ~vetoed & (best >= bars.merge * total)
     lows_left, lows_right = [left[low]], [right[low]]
     rest = np.flatnonzero(holds & (count < total))
     if len(rest):
@@ -383,8 +396,7 @@ def _wave_verdicts(
             [right_members[k] for k in rest.tolist()],
             scorer,
             known,
-            merge_threshold,
-            distinct_threshold,
+            bars,
         )
         holds[rest] = verdicts
         lows_left.append(rest_left)
@@ -398,24 +410,25 @@ def _full_verdicts(
     right_members: list[npt.NDArray[np.int64]],
     scorer: PairScorer,
     known: _KnownScores,
-    merge_threshold: float,
-    distinct_threshold: float,
+    bars: _Bars,
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """`_wave_verdicts` over every cross pair of each join: known scores first, the
     unknown pairs of joins they do not refuse scored in batched calls."""
     lefts = [np.repeat(a, len(b)) for a, b in zip(left_members, right_members, strict=True)]
     rights = [np.tile(b, len(a)) for a, b in zip(left_members, right_members, strict=True)]
     all_left, all_right = np.concatenate(lefts), np.concatenate(rights)
-    sizes = np.asarray([len(x) for x in lefts], dtype=np.int64)
-    join = np.repeat(np.arange(len(wave)), sizes)
+    rows = np.asarray([len(x) for x in left_members], dtype=np.int64)
+    cols = np.asarray([len(x) for x in right_members], dtype=np.int64)
+    join = np.repeat(np.arange(len(wave)), rows * cols)
     scores, hit = known.lookup(all_left, all_right)
-    open_ = _undecided(join, scores, hit, sizes, merge_threshold, distinct_threshold)
+    cross = _Cross(join, all_left, all_right, rows, cols)
+    open_ = _undecided(cross, scores, hit, bars)
     missing = np.flatnonzero(~hit & open_[join])
     _score(missing, all_left, all_right, scores, scorer, known)
     hit[missing] = True
     # Every pair of an open join is known now, so "not refused" is its verdict.
-    holds = open_ & _undecided(join, scores, hit, sizes, merge_threshold, distinct_threshold)
-    contradicting = missing[scores[missing] < distinct_threshold]
+    holds = open_ & _undecided(cross, scores, hit, bars)
+    contradicting = missing[scores[missing] < bars.distinct]
     return holds, all_left[contradicting], all_right[contradicting]
 
 
@@ -435,17 +448,72 @@ def _score(
 
 
 def _undecided(
-    join: npt.NDArray[np.int64],
+    cross: _Cross,
     scores: npt.NDArray[np.float64],
     hit: npt.NDArray[np.bool_],
-    sizes: npt.NDArray[np.int64],
-    merge_threshold: float,
-    distinct_threshold: float,
+    bars: _Bars,
 ) -> npt.NDArray[np.bool_]:
-    """Joins the known scores do not already refuse: no known contradiction, and a
-    mean that could still reach the threshold if every unknown pair scored 1. With
-    every pair known, that is the join's verdict."""
-    count = len(sizes)
-    vetoed = np.bincount(join[hit & (scores < distinct_threshold)], minlength=count) > 0
+    """Joins the known scores do not already refuse: no known contradictions past
+    those tolerated, and a mean that could still reach the threshold if every unknown
+    pair scored 1. With every pair known, that is the join's verdict."""
+    join, count = cross.join, len(cross.rows)
+    vetoed = bars.vetoed(
+        join, cross.left, cross.right, hit & (scores < bars.distinct), cross.rows, cross.cols
+    )
     best = np.bincount(join, weights=np.where(hit, scores, 1.0), minlength=count)
-    return np.asarray(~vetoed & (best >= merge_threshold * sizes), dtype=bool)
+    return np.asarray(~vetoed & (best >= bars.merge * cross.rows * cross.cols), dtype=bool)
+
+
+@dataclass(frozen=True)
+class _Cross:
+    """A wave's cross pairs (`left[k]`, `right[k]`) of join `join[k]`, whose two
+    clusters have `rows[j]` and `cols[j]` members."""
+
+    join: npt.NDArray[np.int64]
+    left: npt.NDArray[np.int64]
+    right: npt.NDArray[np.int64]
+    rows: npt.NDArray[np.int64]
+    cols: npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class _Bars:
+    """What a join must pass (`agreeing_clusters`)."""
+
+    merge: float
+    distinct: float
+    tolerated: float
+
+    def allowance(self, others: npt.NDArray[np.int64] | int) -> npt.NDArray[np.int64]:
+        """Contradictions a record may meet among `others` members (an int or an
+        array of them) and still join them."""
+        # The epsilon keeps 0.1 * 30 at 3 whatever the float rounding.
+        return np.floor(self.tolerated * np.asarray(others) + 1e-9).astype(np.int64)
+
+    def vetoed(
+        self,
+        join: npt.NDArray[np.int64],
+        left: npt.NDArray[np.int64],
+        right: npt.NDArray[np.int64],
+        low: npt.NDArray[np.bool_],
+        rows: npt.NDArray[np.int64],
+        cols: npt.NDArray[np.int64],
+    ) -> npt.NDArray[np.bool_]:
+        """Per join: whether the contradictions `low` (per cross pair `left`,
+        `right` of join `join`) refuse it -- some member of its smaller side (of both,
+        when equal) meeting more than the larger side's `allowance`. Counted over
+        known pairs only, a refusal here holds once all are known."""
+        count = len(rows)
+        if not self.tolerated:
+            return np.asarray(np.bincount(join[low], minlength=count) > 0, dtype=bool)
+        out = np.zeros(count, dtype=bool)
+        for member, own, other in ((left, rows, cols), (right, cols, rows)):
+            judged = low & (own <= other)[join]
+            if not judged.any():
+                continue
+            span = int(member.max()) + 1
+            keys, met = np.unique(join[judged] * span + member[judged], return_counts=True)
+            worst = np.zeros(count, dtype=np.int64)
+            np.maximum.at(worst, keys // span, met)
+            out |= worst > self.allowance(other)
+        return out
