@@ -31,7 +31,9 @@ from redstring.consolidation.kinds import (
     name_remainder,
 )
 from redstring.consolidation.names import (
+    FATHER_OR_SON,
     core_tokens,
+    generation,
     given_name_forms,
     not_a_surname,
     raw_tokens,
@@ -97,6 +99,9 @@ LIST_KEPT = 8
 CUTOFF_SLACK = 1e-6
 #: Pairs from which `compare` scores each distinct pair of values once.
 DEDUPLICATE_FROM = 1000
+#: A category column is read as generational suffixes (`generations`) when at least
+#: this share of the values it holds are ones.
+GENERATION_SHARE = 0.9
 #: Pairs per batch from which string comparisons run on every core.
 PARALLEL_FROM = 20_000
 #: Pairs from which a batch that covers most of the matrix of its left values by its
@@ -149,6 +154,10 @@ class FieldColumn:
     #: Organisation names: the distinct names holding each word's sound (soundex),
     #: filled on first use (`_roles_apart`).
     postings: dict[str, set[int]] | None = None
+    #: Categories: each entity's generational suffix as a number (-1 when none), or
+    #: an empty array when the column holds no suffixes (`generations`); filled on
+    #: first use.
+    generation: npt.NDArray[np.int64] | None = None
     #: Organisation names: `_roles_apart` of each value pair asked so far (the
     #: clustering asks the pairs of a large firm's names again and again).
     roles: dict[tuple[str, str], bool] = field(default_factory=dict)
@@ -855,6 +864,26 @@ def compare(
         blank = _no_surname(column)
         out[(blank[np.maximum(lc, 0)] | blank[np.maximum(rc, 0)]) & (out > 0)] = 0
     return out
+
+
+def generations(column: FieldColumn) -> npt.NDArray[np.int64] | None:
+    """Each entity's generational suffix (one number per generation, -1 when it
+    holds none) when the column is a suffix column -- at least `GENERATION_SHARE` of
+    its values are such suffixes, "Jr" or "Sr" among them -- else None."""
+    if column.generation is None:
+        present = np.flatnonzero(column.codes >= 0)
+        codes, first = np.unique(column.codes[present], return_index=True)
+        named = [generation(str(t)) for t in column.text[present[first]].tolist()]
+        counts = np.bincount(column.codes[present])[codes]
+        held = sum(int(c) for c, g in zip(counts.tolist(), named, strict=True) if g)
+        column.generation = np.zeros(0, dtype=np.int64)
+        if len(present) and held >= GENERATION_SHARE * len(present) and FATHER_OR_SON & set(named):
+            number = {g: k for k, g in enumerate(sorted({g for g in named if g}))}
+            by_code = np.asarray([number.get(g, -1) if g else -1 for g in named], dtype=np.int64)
+            marks = np.full(len(column.codes), -1, dtype=np.int64)
+            marks[present] = by_code[np.searchsorted(codes, column.codes[present])]
+            column.generation = marks
+    return column.generation if len(column.generation) else None
 
 
 def _no_surname(column: FieldColumn) -> npt.NDArray[np.bool_]:

@@ -61,6 +61,24 @@ NOT_A_SURNAME = frozenset(
 )  # fmt: skip
 
 
+#: Generational suffixes, each to the generation it names: a father and son of one
+#: name, at one address and on one line ("Henry Tooth Sr" / "Henry Tooth Jr"), are
+#: told apart by it alone. A bare "i" or "v" is left out: an initial as often.
+GENERATIONS = {
+    "jr": "jr", "jnr": "jr", "junior": "jr", "sr": "sr", "snr": "sr", "senior": "sr",
+    "ii": "ii", "2nd": "ii", "iii": "iii", "3rd": "iii", "iv": "iv", "4th": "iv",
+}  # fmt: skip
+#: Of those, the ones that say father or son outright.
+FATHER_OR_SON = frozenset({"jr", "sr"})
+
+
+def generation(text: str) -> str | None:
+    """The generation a value names when it is one generational suffix ("Jr.",
+    "SNR", "III"), else None."""
+    tokens = raw_tokens(text)
+    return GENERATIONS.get(tokens[0]) if len(tokens) == 1 else None
+
+
 def not_a_surname(text: str) -> bool:
     """Whether a family-name value is only such words (and ordinals: "5th Baronet")."""
     tokens = raw_tokens(text)

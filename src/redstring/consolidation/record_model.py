@@ -36,6 +36,7 @@ from redstring.consolidation.comparisons import (
     build_columns,
     codes_apart,
     compare,
+    generations,
     phonetic,
 )
 from redstring.consolidation.kinds import (
@@ -322,8 +323,9 @@ class RecordEvidence:
         """Probability 0 where the entity's own name is not close enough for its kind
         (`_NAME_GATES`) -- unless the two hold one id number: one ISBN is one book
         however its title was retyped ("Code Book 2" / "Code Boko 2: A Novel") --
-        where they hold two ids (`ID_APART_M`), or where their points on the map are
-        far apart."""
+        where they hold two ids (`ID_APART_M`), where their points on the map are
+        far apart, or where both hold a generational suffix and the two differ
+        ("Sr" / "Jr": a father and son of one name, home and line; `generations`)."""
         same_id = np.zeros(len(levels), dtype=bool)
         for f, column in enumerate(self.columns):
             if column.spec.kind is FieldKind.IDENTIFIER:
@@ -334,6 +336,12 @@ class RecordEvidence:
                     probability = probability.copy()
                     probability[apart] = 0.0
         for f, column in enumerate(self.columns):
+            marks = generations(column) if column.spec.kind is FieldKind.CATEGORY else None
+            if marks is not None:
+                one, two = marks[left], marks[right]
+                probability = np.where(
+                    (one >= 0) & (two >= 0) & (one != two) & ~same_id, 0.0, probability
+                )
             if column.spec.kind is FieldKind.COORDINATES and self.places_apart:
                 # More than 50 km apart: two places, however alike the rest (namesake
                 # towns; "Springfield" is in thirty-odd states).

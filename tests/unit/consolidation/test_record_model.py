@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from redstring.consolidation.clustering import agreeing_clusters
+from redstring.consolidation.comparisons import generations
 from redstring.consolidation.dates import parse_date
 from redstring.consolidation.engine import resolve_sync
 from redstring.consolidation.kinds import NAME_FIELD, FieldKind, detect_fields
@@ -2171,3 +2172,79 @@ def test_a_field_no_session_learnt_keeps_its_exact_weight_modest() -> None:
     (f,) = [i for i, c in enumerate(evidence.columns) if c.spec.name == "kind"]
     weights = evidence.log_m[f] - evidence.log_u[f]
     assert weights[-1] < 4.0  # exact: log(0.8 / u), not a close level's 7+ nats
+
+
+def fathers_and_sons(count: int, seed: int = 11) -> tuple[list[Entity], list[int]]:
+    """A father ("SR") and son ("JR") of one name per home: family, given and middle
+    name, street, town and landline shared; their ages a generation apart, two years
+    older on a later snapshot. Three records each; the suffix left blank on one in
+    five records."""
+    rng = random.Random(seed)
+    entities, gold = [], []
+    for home in range(count):
+        family = rng.choice(FAMILY) + rng.choice(["er", "ton", "ley", "man"])
+        given, middle = rng.choice(GIVEN), rng.choice(GIVEN)
+        street = f"{rng.randrange(1, 9999)} {rng.choice(['Pine', 'Elm', 'Oak'])} Rd"
+        town = rng.choice(["Durham", "Cary", "Raleigh", "Wilson"])
+        phone = f"919{rng.randrange(10**6, 10**7)}"
+        son_age = rng.randrange(18, 45)
+        for person, (suffix, age) in enumerate([("SR", son_age + 28), ("JR", son_age)]):
+            ident = 2 * home + person
+            for copy in range(3):
+                props = {
+                    "first_name": given,
+                    "middle_name": middle,
+                    "last_name": family,
+                    "name_suffix": suffix if rng.random() > 0.2 else "",
+                    "age": str(age + 2 * copy),
+                    "street": street,
+                    "city": town,
+                    "phone": phone,
+                }
+                name = f"{given} {family}"
+                entities.append(_entity(f"v{ident}-{copy}", name, "Person", props))
+                gold.append(ident)
+    return entities, gold
+
+
+def test_a_father_and_son_of_one_name_stay_apart_by_their_suffixes() -> None:
+    """Catches a generational suffix read as any category: in every session a father
+    and son pass for one person, EM learns that a match's suffix often differs, and
+    "Sr" / "Jr" no longer keeps them apart (every home merged before the gate)."""
+    entities, gold = fathers_and_sons(120)
+    evidence = train(entities)
+    clusters = agreeing_clusters(len(entities), evidence.pairs, evidence.probabilities, evidence)
+    for cluster in clusters:
+        suffixes = {entities[i].properties["name_suffix"] for i in cluster} - {""}
+        assert len(suffixes) <= 1
+    # A son whose every record left the suffix blank is told by his age alone, and
+    # joins his father (BACKLOG); everyone else stays in his own cluster.
+    mixed = [c for c in clusters if len({gold[i] for i in c}) > 1]
+    assert len(mixed) <= 2
+    # Each person's records still join (a blank suffix disagrees with neither).
+    label = {i: k for k, c in enumerate(clusters) for i in c}
+    assert pairwise_prf([label[i] for i in range(len(entities))], gold).recall > 0.9
+
+
+def test_a_suffix_column_is_told_by_its_values() -> None:
+    """Catches a suffix column read from "II" / "III" alone (a class, a model) or a
+    category with a stray "Jr" in it: only a column of such suffixes, "Jr" or "Sr"
+    among them, keeps records apart."""
+
+    def column_of(values: list[str]) -> Any:
+        entities = [
+            _entity(f"s{k}", f"Ann Lee{k}", "Person", {"suffix": v, "town": "Leeds"})
+            for k, v in enumerate(values)
+        ]
+        evidence = train(entities)
+        return next(c for c in evidence.columns if c.spec.name == "suffix")
+
+    marks = generations(column_of(["Jr.", "SR", "", "snr", "III", "junior"] * 5))
+    assert marks is not None
+    assert marks[0] == marks[5]
+    assert marks[1] == marks[3]
+    assert marks[0] != marks[1]
+    assert marks[2] == -1
+    assert marks[4] not in (-1, marks[0], marks[1])
+    assert generations(column_of(["II", "III", "IV", ""] * 5)) is None
+    assert generations(column_of(["Jr", "baker", "smith", "tailor", "miller"] * 5)) is None
