@@ -35,6 +35,7 @@ from redstring.consolidation.names import (
     core_tokens,
     generation,
     given_name_forms,
+    name_generation,
     not_a_surname,
     raw_tokens,
 )
@@ -102,6 +103,8 @@ DEDUPLICATE_FROM = 1000
 #: A category column is read as generational suffixes (`generations`) when at least
 #: this share of the values it holds are ones.
 GENERATION_SHARE = 0.9
+#: Kinds whose values may end in a generational suffix (`generations`).
+_SUFFIXED_KINDS = frozenset({FieldKind.PERSON_NAME, FieldKind.GIVEN_NAME, FieldKind.FAMILY_NAME})
 #: Pairs per batch from which string comparisons run on every core.
 PARALLEL_FROM = 20_000
 #: Pairs from which a batch that covers most of the matrix of its left values by its
@@ -868,16 +871,22 @@ def compare(
 
 def generations(column: FieldColumn) -> npt.NDArray[np.int64] | None:
     """Each entity's generational suffix (one number per generation, -1 when it
-    holds none) when the column is a suffix column -- at least `GENERATION_SHARE` of
-    its values are such suffixes, "Jr" or "Sr" among them -- else None."""
+    holds none), or None when the column holds none: in a column where at least
+    `GENERATION_SHARE` of its values are such suffixes, "Jr" or "Sr" among them (a
+    suffix column, whatever kind its few short values were read as); else in a
+    person's name, given or family name, after its first word ("Henry Tooth Jr")."""
     if column.generation is None:
         present = np.flatnonzero(column.codes >= 0)
         codes, first = np.unique(column.codes[present], return_index=True)
-        named = [generation(str(t)) for t in column.text[present[first]].tolist()]
-        counts = np.bincount(column.codes[present])[codes]
+        texts = [str(t) for t in column.text[present[first]].tolist()]
+        named = [generation(t) for t in texts]
+        counts = np.bincount(column.codes[present])[codes] if len(present) else codes
         held = sum(int(c) for c, g in zip(counts.tolist(), named, strict=True) if g)
+        if held < GENERATION_SHARE * len(present) or not FATHER_OR_SON & set(named):
+            suffixed = column.spec.kind in _SUFFIXED_KINDS
+            named = [name_generation(t) for t in texts] if suffixed else []
         column.generation = np.zeros(0, dtype=np.int64)
-        if len(present) and held >= GENERATION_SHARE * len(present) and FATHER_OR_SON & set(named):
+        if any(named):
             number = {g: k for k, g in enumerate(sorted({g for g in named if g}))}
             by_code = np.asarray([number.get(g, -1) if g else -1 for g in named], dtype=np.int64)
             marks = np.full(len(column.codes), -1, dtype=np.int64)

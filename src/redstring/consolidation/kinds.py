@@ -22,6 +22,7 @@ from redstring.consolidation.addresses import names_a_street
 from redstring.consolidation.dates import parse_date
 from redstring.consolidation.names import (
     LEGAL_FORMS,
+    NAME_SUFFIXES,
     given_name_forms,
     raw_tokens,
     type_kind,
@@ -356,7 +357,8 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
         return FieldKind.LIST, f"several values in one cell, separated by {separator!r}"
     distinct = len(set(values))
     ratio = distinct / len(values)
-    tokens = [len(v.split()) for v in values]
+    # A generational suffix is no word of the name: "Tooth Jr" is a one-word surname.
+    tokens = [sum(t.lower().strip(".") not in NAME_SUFFIXES for t in v.split()) for v in values]
     mean_tokens = sum(tokens) / len(tokens)
     digit_share = _share(values, lambda v: any(c.isdigit() for c in v))
     alpha_share = _share(values, lambda v: any(c.isalpha() for c in v))

@@ -72,11 +72,23 @@ GENERATIONS = {
 FATHER_OR_SON = frozenset({"jr", "sr"})
 
 
+#: Those read inside a name ("Henry Tooth Jr", "Tooth Sr"): abbreviations and
+#: numerals only, "Senior" and "Junior" being surnames and given names as well.
+NAME_SUFFIXES = frozenset({"jr", "jnr", "sr", "snr", "ii", "iii", "iv"})
+
+
 def generation(text: str) -> str | None:
     """The generation a value names when it is one generational suffix ("Jr.",
     "SNR", "III"), else None."""
     tokens = raw_tokens(text)
     return GENERATIONS.get(tokens[0]) if len(tokens) == 1 else None
+
+
+def name_generation(text: str) -> str | None:
+    """The generation a name's suffix names ("Henry Tooth Jr" -> "jr"), when it
+    holds one after its first word, else None."""
+    found = {GENERATIONS[t] for t in raw_tokens(text)[1:] if t in NAME_SUFFIXES}
+    return found.pop() if len(found) == 1 else None
 
 
 def not_a_surname(text: str) -> bool:

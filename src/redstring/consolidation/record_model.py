@@ -336,7 +336,7 @@ class RecordEvidence:
                     probability = probability.copy()
                     probability[apart] = 0.0
         for f, column in enumerate(self.columns):
-            marks = generations(column) if column.spec.kind is FieldKind.CATEGORY else None
+            marks = generations(column)
             if marks is not None:
                 one, two = marks[left], marks[right]
                 probability = np.where(
