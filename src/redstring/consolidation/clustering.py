@@ -62,7 +62,10 @@ def agreeing_clusters(
 ) -> list[list[int]]:
     """Clusters of the indices 0..n-1 (each sorted, the list sorted by first member).
 
-    Greedy, best pair first (ties by index): the clusters of a pair's two ends join
+    Greedy, best pair first (ties by index), in rounds: a round tries every pair
+    whose clusters one of the last round's joins changed, until a round joins
+    nothing, so the clusters are a fixed point and a repeated run finds no more
+    joins. The clusters of a pair's two ends join
     when every cross pair scores at least `distinct_threshold` and their mean at
     least `merge_threshold`. Only pairs at or above `merge_threshold` start a join,
     so clusters lie inside the components of those pairs. Joins that do not depend
@@ -193,8 +196,30 @@ def agreeing_clusters(
             frontier = ready(set(touched))
         return sorted(wave)
 
+    edge_ends = edges[order]
+    grew: set[int] = set()
     wave_edges = settle(ready(list(pending)))
-    while wave_edges:
+    while True:
+        if not wave_edges:
+            if not grew:
+                break
+            # A join refused while a cluster was smaller may hold now it has grown (a
+            # contradiction a large cluster tolerates, a mean new members raised): the
+            # edges between clusters one of which grew are tried again, in order,
+            # until a round joins nothing -- the clusters a repeated run would find.
+            grown = np.fromiter(grew, dtype=np.int64, count=len(grew))
+            left_root, right_root = root_array[edge_ends[:, 0]], root_array[edge_ends[:, 1]]
+            again = (left_root != right_root) & (
+                np.isin(left_root, grown) | np.isin(right_root, grown)
+            )
+            grew = set()
+            pending.clear()
+            for k in np.flatnonzero(again).tolist():
+                i, j = ends[k]
+                pending.setdefault(root[i], []).append(k)
+                pending.setdefault(root[j], []).append(k)
+            wave_edges = settle(ready(list(pending)))
+            continue
         wave = [(root[ends[k][0]], root[ends[k][1]]) for k in wave_edges]
         holds, low_left, low_right = _wave_verdicts(wave, members, scorer, known, bars)
         _note_contradictions(cannot, root_array, low_left, low_right)
@@ -223,6 +248,7 @@ def agreeing_clusters(
             many |= few
             cannot[keep] = many
             touched.append(keep)
+            grew.add(keep)
         wave_edges = settle(ready({root[r] for r in touched}))
     return sorted((sorted(c) for c in members.values()), key=lambda c: c[0])
 

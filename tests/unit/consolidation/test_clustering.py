@@ -73,6 +73,20 @@ def _sequential(
     """The specification, one join at a time in best-pair-first order."""
     cluster = {i: {i} for i in range(len(matrix))}
     strong = sorted((p for p in pairs if matrix[p] >= 0.5), key=lambda p: (-matrix[p], *p))
+    # Pass after pass over every pair, in order, until one joins nothing.
+    joined = True
+    while joined:
+        joined = _sequential_pass(matrix, strong, cluster, tolerated)
+    return sorted({min(c): sorted(c) for c in cluster.values()}.values())
+
+
+def _sequential_pass(
+    matrix: np.ndarray,
+    strong: list[tuple[int, int]],
+    cluster: dict[int, set[int]],
+    tolerated: float,
+) -> bool:
+    joined = False
     for i, j in strong:
         a, b = cluster[i], cluster[j]
         if a is b:
@@ -87,10 +101,11 @@ def _sequential(
             for x in own
         )
         if not vetoed and sum(cross) / len(cross) >= 0.5:
-            joined = a | b
-            for x in joined:
-                cluster[x] = joined
-    return sorted({min(c): sorted(c) for c in cluster.values()}.values())
+            together = a | b
+            for x in together:
+                cluster[x] = together
+            joined = True
+    return joined
 
 
 def _first_len(sides: tuple[set[int], set[int]]) -> int:
@@ -157,6 +172,21 @@ def test_below_ten_records_every_contradiction_still_vetoes() -> None:
     ten, so a newcomer one of nine rejects stays apart."""
     m = _cluster_and_newcomer(contradicting=1, size=9)
     assert _run(m, _chain(9), tolerated=0.1) == [list(range(9)), [9]]
+
+
+def test_a_join_refused_while_a_cluster_was_small_holds_once_it_has_grown() -> None:
+    """1 and the newcomer 10 join first; 0, which rejects 10, is then refused by
+    {1, 10} (one contradiction in two) and left alone while {1, 10} grows to ten
+    records through the chain, where one in ten is tolerated. Catches clusters that
+    depend on that order: a repeated run would have joined 0 (idempotence)."""
+    m = np.full((11, 11), 0.99)
+    m[10, :] = m[:, 10] = 0.9
+    m[0, 10] = m[10, 0] = 0.01
+    m[1, 10] = m[10, 1] = 0.999
+    m[0, 1] = m[1, 0] = 0.998
+    pairs = [(1, 10), (0, 1)] + [(i, i + 1) for i in range(1, 9)]
+    assert _run(m, pairs, tolerated=0.1) == [list(range(11))]
+    assert _run(m, pairs) == [[0], list(range(1, 11))]
 
 
 def test_the_newcomer_side_is_judged_not_the_copy_that_rejects_it() -> None:
