@@ -92,14 +92,17 @@ def _sequential_pass(
         if a is b:
             continue
         cross = [matrix[x, y] for x in a for y in b]
-        # Each record of the smaller side (of both, when equal) may meet
-        # floor(tolerated * size of the other side) contradictions.
-        judged = [(a, b), (b, a)] if len(a) == len(b) else [min((a, b), (b, a), key=_first_len)]
-        vetoed = any(
-            sum(matrix[x, y] < 0.05 for y in other) > int(tolerated * len(other) + 1e-9)
-            for own, other in judged
-            for x in own
-        )
+        # When one side has at least twice the other's records, each record of the
+        # smaller may meet floor(tolerated * size of the larger) contradictions;
+        # otherwise any contradiction vetoes.
+        small, large = min((a, b), (b, a), key=_first_len)
+        if tolerated and len(large) >= 2 * len(small):
+            vetoed = any(
+                sum(matrix[x, y] < 0.05 for y in large) > int(tolerated * len(large) + 1e-9)
+                for x in small
+            )
+        else:
+            vetoed = min(cross) < 0.05
         if not vetoed and sum(cross) / len(cross) >= 0.5:
             together = a | b
             for x in together:
@@ -187,6 +190,29 @@ def test_a_join_refused_while_a_cluster_was_small_holds_once_it_has_grown() -> N
     pairs = [(1, 10), (0, 1)] + [(i, i + 1) for i in range(1, 9)]
     assert _run(m, pairs, tolerated=0.1) == [list(range(11))]
     assert _run(m, pairs) == [[0], list(range(1, 11))]
+
+
+def _two_groups(first: int, second: int) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """Two groups of records alike within (0.99) and fairly alike across (0.9) but
+    for one pair (the first records of each, 0.01), chained within and bridged."""
+    n = first + second
+    m = np.full((n, n), 0.9)
+    m[:first, :first] = m[first:, first:] = 0.99
+    m[0, first] = m[first, 0] = 0.01
+    chain = [(i, i + 1) for i in range(n - 1) if i != first - 1]
+    m[first - 1, n - 1] = m[n - 1, first - 1] = 0.95
+    return m, [*chain, (first - 1, n - 1)]
+
+
+def test_only_a_cluster_twice_the_size_tolerates_a_contradiction() -> None:
+    """Ten records and five: the five are outnumbered two to one, and their one
+    contradiction is tolerated; ten and six are two candidates for one identity, and
+    it vetoes. Catches a tolerance between clusters of like size (namesakes of 14
+    and 16 records joined on people-50k)."""
+    m, pairs = _two_groups(10, 5)
+    assert _run(m, pairs, tolerated=0.1) == [list(range(15))]
+    m, pairs = _two_groups(10, 6)
+    assert _run(m, pairs, tolerated=0.1) == [list(range(10)), list(range(10, 16))]
 
 
 def test_the_newcomer_side_is_judged_not_the_copy_that_rejects_it() -> None:
