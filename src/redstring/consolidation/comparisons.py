@@ -676,7 +676,9 @@ def _roles_apart(
     own: "Basf Services Ltd" / "Basf Finance Limited", "the carlton grill" / "the
     carlton dining room" -- two firms of one group, two rooms of one hotel, at one
     address. A role word is one the workspace's names use beside other words (most
-    names holding its sound hold none of the pair's other words' sounds); a word
+    names holding its sound hold none of the other name's words' sounds, nor those
+    of the words the two share; its own name's other words do not count, so "dining"
+    beside "room" is a role); a word
     only one firm's names hold ("gloeilampenfabrieken" beside "philips", "phlips")
     is a variant of that name. Sounds, not spellings: mistyped copies keep their
     neighbourhood. A typo, an abbreviation ("intl" / "international": its letters
@@ -686,13 +688,16 @@ def _roles_apart(
         return False
     sounds = {w: jellyfish.soundex(w) for w in {*a, *b}}
 
-    def role(word: str, others: tuple[str, ...]) -> bool:
+    def role(word: str, others: tuple[str, ...], own: tuple[str, ...]) -> bool:
         if any(_one_word(word, o) for o in others):
             return False
-        rest = frozenset(sounds.values()) - {sounds[word]}
+        # Its neighbourhood: the other name's words and those of its own the two
+        # share, not its own name's other words ("room" beside "dining").
+        shared = [w for w in own if w != word and any(_one_word(w, o) for o in others)]
+        rest = frozenset(sounds[o] for o in (*others, *shared)) - {sounds[word]}
         return _role_sound(sounds[word], rest, postings, memo)
 
-    return any(role(x, b) for x in a) and any(role(y, a) for y in b)
+    return any(role(x, b, a) for x in a) and any(role(y, a, b) for y in b)
 
 
 def _role_sound(

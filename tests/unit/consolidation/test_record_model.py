@@ -1167,6 +1167,29 @@ def test_two_firms_of_one_group_at_one_address_stay_apart() -> None:
     assert _roles_apart("basf services", "basf finance", postings, {})
 
 
+def test_a_role_of_two_words_is_a_role() -> None:
+    """Catches a role word judged beside its own name's other words: "dining" holds
+    "room" wherever it is written, so "the carlton dining room" against "the carlton
+    grill" (two rooms of one hotel) had no role on one side and merged; the words the
+    two names share still count (a split "gloei lampenfabrieken" against a glued,
+    mistyped "gloelampenfabriken" is no role: "gloei" is shared)."""
+    from redstring.consolidation.comparisons import _roles_apart
+
+    names = [f"the {stem} dining room" for stem in ("acme", "zeta", "omni", "nova", "iris")]
+    names += [f"the {stem} grill" for stem in ("acme", "zeta", "omni", "nova", "iris")]
+    names += [f"philips gloei lampenfabrieken {town}" for town in ("eindhoven", "best", "ede")]
+    names += ["philips gloei lampenfabrieken", "nv philips gloei lampenfabrieken"]
+    names += [f"{stem} firma" for stem in ("acme", "zeta", "omni", "nova", "iris")]
+    postings: dict[str, set[int]] = {}
+    for code, text in enumerate(names):
+        for word in text.split():
+            postings.setdefault(jellyfish.soundex(word), set()).add(code)
+    assert _roles_apart("the carlton dining room", "the carlton grill", postings, {})
+    assert not _roles_apart(
+        "nv filips gloelampenfabriken firma", "nv philips gloei lampenfabrieken", postings, {}
+    )
+
+
 def test_text_kinds_by_length() -> None:
     """Catches titles dropped as free text, or whole documents compared as text."""
     title = "A scalable approach to distributed query processing in large sensor networks"
