@@ -236,7 +236,10 @@ class Consolidator:
                 t: {f.name.removeprefix("@"): f.kind.value for f in r.used}
                 for t, r in plan.fields.items()
             },
-            left_out={t: dict(r.left_out) for t, r in plan.fields.items()},
+            left_out={
+                t: {name.removeprefix("@"): why for name, why in r.left_out.items()}
+                for t, r in plan.fields.items()
+            },
             models_reused=list(plan.reused_models),
             start_bars=bars,
             unseparated=sorted(t for t, model in trained.items() if model.unseparated),

@@ -527,6 +527,10 @@ def detect_fields(
             report.left_out[key] = f"present on {coverage:.1%} of records"
             continue
         values = _values(head, key) or _values(entities, key)
+        if not values:
+            # Every record named only by its key (`named_by_key`): no name to compare.
+            report.left_out[key] = "no record has a name of its own (each is named by its key)"
+            continue
         kinds[key] = _detect_one(key, values, entity_kind)
     _join_split_dates(entities, kinds, forced, report)
     _join_coordinates(entities, kinds, forced, report)

@@ -1863,6 +1863,32 @@ def test_a_name_that_only_repeats_its_records_key_is_missing_not_different() -> 
     assert column.codes.tolist()[0] == column.codes.tolist()[1] >= 0
 
 
+def test_records_all_named_by_their_keys_are_resolved_on_their_other_fields() -> None:
+    """Catches a name column empty on every record (each kept under its key) taken
+    for a field to detect: detection divided by its zero values and `consolidate`
+    failed with a traceback. The name is left out and the rest still decides."""
+    from redstring.domain.entity import key_name
+
+    rows = [("t1", "555 1234", "Leeds"), ("t2", "555 1234", "Leeds"), ("t3", "555 9999", "York")]
+    entities = [
+        _entity(key, key_name(key), "Thing", {"phone": phone, "city": city}).model_copy(
+            update={
+                "provenance": [
+                    Provenance(
+                        observed_at=datetime.now(UTC), method="record", source_id=f"t.csv#{key}"
+                    )
+                ]
+            }
+        )
+        for key, phone, city in rows
+    ]
+    report = detect_fields(entities)
+    assert NAME_FIELD in report.left_out
+    assert {s.name for s in report.used} == {"phone", "city"}
+    plan = resolve_sync(entities)
+    assert sorted(len(c) for c in plan.clusters if len(c) > 1) == [2]
+
+
 def test_the_start_bar_stops_where_the_non_matches_bump_holds_no_pair() -> None:
     """Catches a bar read from a matches' bump piled at the histogram's edge: 40,000
     non-matches around -20, and 1,000 matches of which 900 score beyond the edge (every
