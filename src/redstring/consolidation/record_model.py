@@ -850,10 +850,11 @@ def _prior_u(levels: int) -> npt.NDArray[np.float64]:
     return u
 
 
-def _monotone(weight: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """A closer level is never weaker evidence than a looser one (pool violators)."""
+def _monotone(weight: npt.NDArray[np.float64], start: int = 1) -> npt.NDArray[np.float64]:
+    """A closer level is never weaker evidence than a looser one (pool violators),
+    from level `start` up (the levels below it are not steps of closeness)."""
     out = weight.copy()
-    out[1:] = np.maximum.accumulate(out[1:])
+    out[start:] = np.maximum.accumulate(out[start:])
     return out
 
 
@@ -1188,7 +1189,13 @@ def train(
         lu = np.zeros(column.levels)
         lm[1:] = np.log(np.maximum(m_tables[f][1:], FLOOR))
         lu[1:] = np.log(u_tables[f][1:])
-        weight = _monotone(lm - lu)
+        # An organisation's "another role on each side" (level 1) is no step of
+        # closeness below "different": it keeps two names apart (a gate), and EM
+        # learns it as a match where a hotel's rooms share address and phone --
+        # lifting "different" to that weight made any two names at one address a
+        # match (restaurants P 0.929; 0.952 without).
+        first = 2 if column.spec.kind is FieldKind.ORGANISATION_NAME else 1
+        weight = _monotone(lm - lu, first)
         # Keep log u as estimated and fold the monotone correction into log m.
         lm = weight + lu
         lm[0] = lu[0] = 0.0

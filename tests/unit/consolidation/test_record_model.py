@@ -1167,6 +1167,34 @@ def test_two_firms_of_one_group_at_one_address_stay_apart() -> None:
     assert _roles_apart("basf services", "basf finance", postings, {})
 
 
+def test_another_role_does_not_make_different_names_evidence_of_a_match() -> None:
+    """Rooms of one hotel ("the carlton grill", "the carlton bar") share address,
+    phone and town, so EM learns "another role on each side" as a match. That level
+    is no step of closeness below "different": carried up by the monotone
+    correction, it made "different" names evidence *for* a match (restaurants: two
+    cafes of one street with different names and phones merged). Catches the
+    correction running from that level."""
+    rng = random.Random(3)
+    rooms = ["grill", "dining room", "terrace", "bar", "lounge", "cafe"]
+    entities = []
+    for hotel, stem in enumerate(rng.sample(FAMILY, 40)):
+        props = {
+            "phone": f"213-{rng.randint(100, 999)}-{rng.randint(1000, 9999)}",
+            "street": f"{rng.randint(1, 9999)} {rng.choice(['main st', 'grand pl'])}",
+            "city": rng.choice(["chicago", "oakland", "las vegas"]),
+        }
+        for room in rng.sample(rooms, 3):
+            for copy in range(rng.choice([1, 2])):
+                name = f"the {stem} {room}"
+                entities.append(_entity(f"h{hotel}-{room}-{copy}", name, "Organization", props))
+    evidence = train(entities)
+    f = next(i for i, c in enumerate(evidence.columns) if c.spec.name == NAME_FIELD)
+    assert evidence.columns[f].spec.kind is FieldKind.ORGANISATION_NAME
+    weight = evidence.log_m[f] - evidence.log_u[f]
+    assert weight[1] > 0  # the rooms, learnt as matches (gated apart all the same)
+    assert weight[2] < 0  # "different" names stay evidence against
+
+
 def test_a_role_of_two_words_is_a_role() -> None:
     """Catches a role word judged beside its own name's other words: "dining" holds
     "room" wherever it is written, so "the carlton dining room" against "the carlton
