@@ -161,11 +161,18 @@ def agreeing_clusters(
     cannot: dict[int, set[int]] = {}
     low_left, low_right = known.below(distinct_threshold)
     _note_contradictions(cannot, root_array, low_left, low_right)
+    # ... and those an override keeps apart (a user's undone merge, an adjudicator's
+    # "different"): no tolerance reaches them.
+    forbidden: dict[int, set[int]] = {}
+    apart = [pair for pair, p in fixed.items() if p < distinct_threshold]
+    if apart:
+        ends_apart = np.asarray(apart, dtype=np.int64)
+        _note_contradictions(forbidden, root_array, ends_apart[:, 0], ends_apart[:, 1])
 
-    def contradicts(a: int, b: int) -> bool:
+    def contradicts(a: int, b: int, table: Mapping[int, set[int]] = cannot) -> bool:
         if len(members[a]) > len(members[b]):
             a, b = b, a
-        return not cannot.get(b, set()).isdisjoint(members[a])
+        return not table.get(b, set()).isdisjoint(members[a])
 
     # Joins refused after scoring, with both clusters' sizes then: clusters only grow,
     # so (smallest member, size) names one state of a cluster, and another edge
@@ -182,6 +189,8 @@ def agreeing_clusters(
             return False
         # A known contradiction refuses the join unscored where none is tolerated.
         if int(bars.allowance(min(counts), max(counts))) == 0 and contradicts(a, b):
+            return False
+        if forbidden and contradicts(a, b, forbidden):
             return False
         key, sizes = state(a, b)
         return refused.get(key) != sizes
@@ -253,9 +262,11 @@ def agreeing_clusters(
                 if root[ends[k][0]] != root[ends[k][1]]:
                     heapq.heappush(large, k)
             pending[keep] = large
-            few, many = sorted((cannot.pop(gone, set()), cannot.get(keep, set())), key=len)
-            many |= few
-            cannot[keep] = many
+            for table in (cannot, forbidden):
+                few, many = sorted((table.pop(gone, set()), table.get(keep, set())), key=len)
+                many |= few
+                if many:
+                    table[keep] = many
             touched.append(keep)
             grew.add(keep)
         wave_edges = settle(ready({root[r] for r in touched}))

@@ -163,6 +163,19 @@ def test_one_copy_in_ten_that_rejects_a_newcomer_does_not_keep_it_out() -> None:
     assert _run(m, _chain(10)) == [list(range(10)), [10]]
 
 
+def test_a_pair_a_user_or_an_adjudicator_kept_apart_is_never_tolerated() -> None:
+    """The newcomer one copy in ten rejects joins; the same pair kept apart by an
+    override (a merge the user undid, an adjudicator's "different") keeps it out,
+    whatever the tolerance. Catches an undo the next consolidate would redo."""
+    m = _cluster_and_newcomer(contradicting=0)
+    arr = np.asarray(_chain(10), dtype=np.int64)
+    probs = m[arr[:, 0], arr[:, 1]]
+    scorer = _matrix_scorer(m)
+    assert agreeing_clusters(11, arr, probs, scorer, tolerated_share=0.1) == [list(range(11))]
+    apart = agreeing_clusters(11, arr, probs, scorer, tolerated_share=0.1, overrides={(0, 10): 0.0})
+    assert apart == [list(range(10)), [10]]
+
+
 def test_a_newcomer_two_of_ten_reject_stays_apart() -> None:
     """Catches an allowance counted over all cross pairs, or rounded up: two
     contradictions among ten records are past one in ten."""
