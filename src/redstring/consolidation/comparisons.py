@@ -100,11 +100,20 @@ LIST_KEPT = 8
 CUTOFF_SLACK = 1e-6
 #: Pairs from which `compare` scores each distinct pair of values once.
 DEDUPLICATE_FROM = 1000
-#: A category column is read as generational suffixes (`generations`) when at least
-#: this share of the values it holds are ones.
+#: A column is read as generational suffixes (`generations`) when at least this
+#: share of the values it holds are ones.
 GENERATION_SHARE = 0.9
 #: Kinds whose values may end in a generational suffix (`generations`).
 _SUFFIXED_KINDS = frozenset({FieldKind.PERSON_NAME, FieldKind.GIVEN_NAME, FieldKind.FAMILY_NAME})
+#: Kinds read from shapes no suffix has (digits, "@", a point on the map, several
+#: values or many words): never a suffix column, and not looked through for one.
+_UNSUFFIXED_KINDS = frozenset(
+    {
+        FieldKind.DATE, FieldKind.YEAR, FieldKind.POSTCODE, FieldKind.IDENTIFIER,
+        FieldKind.EMAIL, FieldKind.WEBSITE, FieldKind.PHONE, FieldKind.ADDRESS,
+        FieldKind.COORDINATES, FieldKind.LIST, FieldKind.TEXT,
+    }
+)  # fmt: skip
 #: Pairs per batch from which string comparisons run on every core.
 PARALLEL_FROM = 20_000
 #: Pairs from which a batch that covers most of the matrix of its left values by its
@@ -157,9 +166,8 @@ class FieldColumn:
     #: Organisation names: the distinct names holding each word's sound (soundex),
     #: filled on first use (`_roles_apart`).
     postings: dict[str, set[int]] | None = None
-    #: Categories: each entity's generational suffix as a number (-1 when none), or
-    #: an empty array when the column holds no suffixes (`generations`); filled on
-    #: first use.
+    #: Each entity's generational suffix as a number (-1 when none), or an empty
+    #: array when the column holds no suffixes (`generations`); filled on first use.
     generation: npt.NDArray[np.int64] | None = None
     #: Organisation names: `_roles_apart` of each value pair asked so far (the
     #: clustering asks the pairs of a large firm's names again and again).
@@ -880,6 +888,8 @@ def generations(column: FieldColumn) -> npt.NDArray[np.int64] | None:
     `GENERATION_SHARE` of its values are such suffixes, "Jr" or "Sr" among them (a
     suffix column, whatever kind its few short values were read as); else in a
     person's name, given or family name, after its first word ("Henry Tooth Jr")."""
+    if column.spec.kind in _UNSUFFIXED_KINDS:
+        return None
     if column.generation is None:
         present = np.flatnonzero(column.codes >= 0)
         codes, first = np.unique(column.codes[present], return_index=True)
