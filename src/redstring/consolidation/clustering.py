@@ -522,6 +522,11 @@ class _Cross:
     cols: npt.NDArray[np.int64]
 
 
+def _outnumbered(own: npt.NDArray[np.int64], other: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    """Whether clusters of `other` records outnumber those of `own` (`OUTNUMBERED`)."""
+    return np.asarray(other >= OUTNUMBERED * own, dtype=bool)
+
+
 @dataclass(frozen=True)
 class _Bars:
     """What a join must pass (`agreeing_clusters`)."""
@@ -537,9 +542,7 @@ class _Bars:
         `other` records of the one it joins (ints or arrays of them): a share of
         them, rounded down, when they outnumber it `OUTNUMBERED` to one, else none."""
         own, other = np.asarray(own), np.asarray(other)
-        return np.asarray(
-            np.where(other >= OUTNUMBERED * own, self._share(other), 0), dtype=np.int64
-        )
+        return np.asarray(np.where(_outnumbered(own, other), self._share(other), 0), dtype=np.int64)
 
     def _share(self, other: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         # The epsilon keeps 0.1 * 30 at 3 whatever the float rounding.
@@ -562,8 +565,7 @@ class _Bars:
         contradicted = np.bincount(join[low], minlength=count) > 0
         if not self.tolerated:
             return np.asarray(contradicted, dtype=bool)
-        left_small = cols >= OUTNUMBERED * rows
-        right_small = rows >= OUTNUMBERED * cols
+        left_small, right_small = _outnumbered(rows, cols), _outnumbered(cols, rows)
         out = contradicted & ~(left_small | right_small)
         for member, small, other in ((left, left_small, cols), (right, right_small, rows)):
             judged = low & small[join]
