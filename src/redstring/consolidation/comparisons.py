@@ -124,6 +124,44 @@ DENSE_COVER = 2.5
 DENSE_MAX_VALUES = 2_000
 
 
+class LevelMemo:
+    """Levels below "exact" of the value pairs one column has compared, kept across
+    `compare` calls: the clustering scores a large firm's records in hundreds of
+    small batches that ask the same few names, streets and phones again (listings:
+    606k pairs compared, 98k distinct name pairs among them).
+
+    Sorted runs of (key, level), merged like a binary counter, so a lookup is a few
+    binary searches and each key is re-sorted O(log n) times."""
+
+    def __init__(self) -> None:
+        self._runs: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int8]]] = []
+
+    def lookup(
+        self, keys: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
+        """(levels, known) of each key; levels are meaningful where known."""
+        levels = np.zeros(len(keys), dtype=np.int8)
+        hit = np.zeros(len(keys), dtype=bool)
+        for run_keys, run_levels in self._runs:
+            pos = np.minimum(np.searchsorted(run_keys, keys), len(run_keys) - 1)
+            found = run_keys[pos] == keys
+            levels[found] = run_levels[pos[found]]
+            hit |= found
+        return levels, hit
+
+    def remember(self, keys: npt.NDArray[np.int64], levels: npt.NDArray[np.int8]) -> None:
+        """Add distinct keys not known yet, with their levels."""
+        if not len(keys):
+            return
+        order = np.argsort(keys, kind="stable")
+        self._runs.append((keys[order], levels[order]))
+        while len(self._runs) > 1 and 2 * len(self._runs[-1][0]) >= len(self._runs[-2][0]):
+            (k1, v1), (k2, v2) = self._runs[-2], self._runs[-1]
+            merged, values = np.concatenate([k1, k2]), np.concatenate([v1, v2])
+            order = np.argsort(merged, kind="stable")  # two sorted runs: a linear merge
+            self._runs[-2:] = [(merged[order], values[order])]
+
+
 @dataclass
 class FieldColumn:
     """One field over all entities, normalised once."""
@@ -174,6 +212,8 @@ class FieldColumn:
     roles: dict[tuple[str, str], bool] = field(default_factory=dict)
     #: ... and `_role_sound` of each (sound, the pair's other sounds) asked so far.
     role_sounds: dict[tuple[str, frozenset[str]], bool] = field(default_factory=dict)
+    #: Levels of the value pairs compared so far (`compare`).
+    memo: LevelMemo = field(default_factory=LevelMemo)
 
     @property
     def levels(self) -> int:
@@ -692,20 +732,28 @@ def _roles_apart(
     neighbourhood. A typo, an abbreviation ("intl" / "international": its letters
     in order) or the other's initials match as one word."""
     (a, a_initials), (b, b_initials) = _org_words(left), _org_words(right)
-    if a_initials.isdisjoint(b_initials) or not any(_one_word(x, y) for x in a for y in b):
+    if a_initials.isdisjoint(b_initials):
+        return False
+    # Each side needs a word of its own (most pairs of a firm's variants have none).
+    a_shared = {x for x in a if any(_one_word(x, y) for y in b)}
+    if not a_shared or a_shared.issuperset(a):
+        return False
+    b_shared = {y for y in b if any(_one_word(x, y) for x in a)}
+    if b_shared.issuperset(b):
         return False
     sounds = {w: jellyfish.soundex(w) for w in {*a, *b}}
 
-    def role(word: str, others: tuple[str, ...], own: tuple[str, ...]) -> bool:
-        if any(_one_word(word, o) for o in others):
-            return False
-        # Its neighbourhood: the other name's words and those of its own the two
-        # share, not its own name's other words ("room" beside "dining").
-        shared = [w for w in own if w != word and any(_one_word(w, o) for o in others)]
-        rest = frozenset(sounds[o] for o in (*others, *shared)) - {sounds[word]}
-        return _role_sound(sounds[word], rest, postings, memo)
+    def any_role(own: tuple[str, ...], shared: set[str], others: tuple[str, ...]) -> bool:
+        # A word's neighbourhood: the other name's words and those of its own the
+        # two share, not its own name's other words ("room" beside "dining").
+        around = frozenset(sounds[w] for w in (*others, *shared))
+        return any(
+            _role_sound(sounds[w], around - {sounds[w]}, postings, memo)
+            for w in own
+            if w not in shared
+        )
 
-    return any(role(x, b, a) for x in a) and any(role(y, a, b) for y in b)
+    return any_role(a, a_shared, b) and any_role(b, b_shared, a)
 
 
 def _role_sound(
@@ -853,14 +901,18 @@ def compare(
     exact = (lc == rc) & (lc >= 0)
     open_ = (out == 1) & ~exact
     rows = np.flatnonzero(open_)
-    if len(rows) >= DEDUPLICATE_FROM:
+    if len(rows):
         # Levels depend only on the two values (and whether their coarser codes
-        # agree): compare each distinct combination once. Blocked pairs repeat
-        # values (a town, a given name, the duplicates themselves), random ones
-        # repeat the common values.
+        # agree): each distinct combination is compared once, in this call (blocked
+        # pairs repeat a town, a given name, the duplicates themselves; random ones
+        # the common values) and across calls (`LevelMemo`).
         alt_equal = column.alt[left[rows]] == column.alt[right[rows]]
         span = int(column.codes.max()) + 1
         key = (lc[rows] * span + rc[rows]) * 2 + alt_equal
+        known, hit = column.memo.lookup(key)
+        out[rows[hit]] = known[hit]
+        rows, key = rows[~hit], key[~hit]
+    if len(rows) >= DEDUPLICATE_FROM:
         _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         if len(first) < len(rows):
             distinct = np.ones(len(first), dtype=np.int8)
@@ -868,9 +920,12 @@ def compare(
                 column, kind, left[rows[first]], right[rows[first]], np.arange(len(first)), distinct
             )
             out[rows] = distinct[inverse.ravel()]
+            column.memo.remember(key[first], distinct)
             rows = rows[:0]
     if len(rows):
         _fill(column, kind, left[rows], right[rows], rows, out)
+        _, first = np.unique(key, return_index=True)
+        column.memo.remember(key[first], out[rows[first]])
     out[exact] = top
     if kind is FieldKind.FAMILY_NAME:
         # "Baronet" against "Shaw" is not two different surnames: one of them is

@@ -500,6 +500,52 @@ def test_every_pairs_levels_counted_by_value_pairs_are_the_pairs_own() -> None:
         assert counted[f].tolist() == every.tolist(), column.spec.name
 
 
+def test_levels_remembered_across_calls_are_those_compared_afresh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Catches the column's memo of compared value pairs (`LevelMemo`, asked by the
+    clustering's many small batches) answering with another pair's level, or not
+    being asked: batches of a few pairs, each repeating values an earlier one held,
+    against one comparison of every pair on fresh columns, and a repeated batch
+    compares nothing again."""
+    from redstring.consolidation import comparisons
+    from redstring.consolidation.comparisons import build_columns, compare
+
+    rng = random.Random(12)
+    entities = []
+    for k in range(90):
+        given, family = rng.choice(GIVEN[:6]), rng.choice(FAMILY[:6])
+        props = {
+            "given_name": _typo(given, rng) if k % 4 == 0 else given,
+            "family_name": family,
+            "born": f"19{rng.randint(40, 45)}-0{rng.randint(1, 3)}-1{rng.randint(1, 3)}",
+            "street": f"{rng.randint(1, 4)} {rng.choice(['mill', 'high', 'church'])} road",
+        }
+        entities.append(_entity(f"m{k}", f"{given} {family}", "Person", props))
+    used = detect_fields(entities).used
+    n = len(entities)
+    left, right = (np.asarray(side, dtype=np.int64) for side in np.triu_indices(n, k=1))
+    fresh = [compare(c, left, right) for c in build_columns(entities, used)]
+    columns = build_columns(entities, used)
+    order = np.random.default_rng(3).permutation(len(left))
+    for f, column in enumerate(columns):
+        got = np.zeros(len(left), dtype=np.int8)
+        for batch in np.array_split(order, 400):
+            got[batch] = compare(column, left[batch], right[batch])
+        assert got.tolist() == fresh[f].tolist(), column.spec.name
+    filled: list[int] = []
+    real_fill = comparisons._fill
+
+    def counting(*args: Any) -> None:
+        filled.append(len(args[2]))
+        real_fill(*args)
+
+    monkeypatch.setattr(comparisons, "_fill", counting)
+    for column in columns:
+        compare(column, left[order[:50]], right[order[:50]])
+    assert sum(filled) == 0
+
+
 def test_a_house_number_without_its_street_is_no_address() -> None:
     """Catches a lone house number ("96") compared with "96 Harbour Street": every
     street has a 96, and a token-set score would call them the same."""
