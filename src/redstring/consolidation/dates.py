@@ -10,8 +10,10 @@ day/month swap as its own level, so reading them the other way round loses nothi
 from __future__ import annotations
 
 import re
+import unicodedata
 
-#: Month names and their common abbreviations, to month numbers.
+#: Month names and their common abbreviations, to month numbers (English: what a
+#: date mentioned in text is read by, `values`).
 MONTHS = {
     name: number
     for number, names in enumerate(
@@ -25,13 +27,46 @@ MONTHS = {
     )
     for name in names
 }  # fmt: skip
+#: ... and in French, German, Spanish, Italian, Dutch and Portuguese, without
+#: accents (a date is read with its accents folded: "février", "März", "março"),
+#: for a record's date field: a contact export writes birth dates in its user's
+#: language, and read in English only, such a column was left out as "mostly
+#: without letters", and with it the best field there was. Not for text, where
+#: "Mars", "Set" or "Out" are no months.
+RECORD_MONTHS = MONTHS | {
+    name: number
+    for number, names in enumerate(
+        (
+            ("janvier", "janv", "januar", "janner", "enero", "ene", "gennaio", "gen",
+             "januari", "janeiro"),
+            ("fevrier", "fevr", "fev", "februar", "febrero", "febbraio", "februari",
+             "fevereiro"),
+            ("mars", "marz", "maerz", "mrz", "marzo", "maart", "mrt", "marco"),
+            ("avril", "avr", "abril", "abr", "aprile"),
+            ("mai", "mayo", "maggio", "mag", "mei", "maio"),
+            ("juin", "juni", "junio", "giugno", "giu", "junho"),
+            ("juillet", "juil", "juli", "julio", "luglio", "lug", "julho"),
+            ("aout", "agosto", "ago", "augustus"),
+            ("septembre", "septiembre", "setiembre", "settembre", "set", "setembro"),
+            ("octobre", "oktober", "okt", "octubre", "ottobre", "ott", "outubro", "out"),
+            ("novembre", "noviembre", "novembro"),
+            ("decembre", "dezember", "dez", "diciembre", "dic", "dicembre", "dezembro"),
+        ),
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+#: Words a written-out date may hold beside its day, month and year: English
+#: ordinals and "of", the French first ("1er"), "de"/"del" in Spanish and
+#: Portuguese ("18 de junio de 1856").
+_DATE_WORDS = frozenset({"st", "nd", "rd", "th", "of", "the", "er", "de", "del"})
 
 #: A time after the date ("1985-03-12T00:00:00", "12/03/1985 14:30"), as databases
 #: and spreadsheets export a date column; the text is lower-cased first.
 _ISO = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[t ].*)?$")
 _DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})(?:[t ]\d{1,2}:\d{2}.*)?$")
 _COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
-_WORDS = re.compile(r"[a-z]+|\d+")
+_WORDS = re.compile(r"[^\W\d_]+|\d+")
 _MIN_YEAR, _MAX_YEAR = 1000, 2200
 
 
@@ -76,17 +111,21 @@ def parse_date(text: str, *, lenient: bool = False) -> int | None:
         return check(year, second, first)
     if m := _COMPACT.match(value):
         return check(int(m[1]), int(m[2]), int(m[3]))
-    words = _WORDS.findall(value)
-    months = [MONTHS[w] for w in words if w in MONTHS]
+    words = _WORDS.findall(_unaccented(value) if not value.isascii() else value)
+    months = [RECORD_MONTHS[w] for w in words if w in RECORD_MONTHS]
     numbers = [int(w) for w in words if w.isdigit()]
-    others = [w for w in words if not w.isdigit() and w not in MONTHS]
-    if len(months) != 1 or not set(others) <= {"st", "nd", "rd", "th", "of", "the"}:
+    others = [w for w in words if not w.isdigit() and w not in RECORD_MONTHS]
+    if len(months) != 1 or not _DATE_WORDS.issuperset(others):
         return None
     years = [n for n in numbers if n >= _MIN_YEAR]
     days = [n for n in numbers if n < _MIN_YEAR]
     if len(years) != 1 or len(days) > 1:
         return None
     return _valid(years[0], months[0], days[0] if days else 0)
+
+
+def _unaccented(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def date_parts(value: int) -> tuple[int, int, int]:

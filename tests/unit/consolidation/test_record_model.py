@@ -573,6 +573,24 @@ def test_dates_in_common_formats_normalise_alike() -> None:
     assert parse_date("2020-13-01") is None
 
 
+def test_written_dates_are_read_in_the_languages_records_come_in() -> None:
+    """Catches a date column written out in its user's language ("4 mars 1901",
+    "4. März 1901") left out as no date: every birth date of a French or German
+    contact export was ignored. Text keeps English months: a planet is no month."""
+    from redstring.consolidation.values import value_key
+
+    forms = [
+        "4 mars 1901", "4 März 1901", "4. Maerz 1901", "4 de marzo de 1901",
+        "4 marzo 1901", "4 maart 1901", "4 de março de 1901", "4 MARS 1901",
+    ]  # fmt: skip
+    assert {parse_date(f) for f in forms} == {19010304}
+    assert parse_date("1er août 1901") == 19010801
+    assert parse_date("5 décembre 1899") == 18991205
+    assert parse_date("le 4 mars 1901") is None
+    assert value_key("March", "Date") == "month:03"
+    assert value_key("Mars", "Date") != "month:03"
+
+
 def test_a_column_name_says_its_name_part_in_several_languages() -> None:
     """Catches "nombre" (Spanish: given name) read as a family name through "nom",
     "cognome" as a given name through "nome", and a whole name's column taken for one
