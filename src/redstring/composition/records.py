@@ -182,7 +182,8 @@ def name_columns(columns: Sequence[str], requested: str | None) -> tuple[str, ..
 
     Without a `requested` column: `name` in any case, else the one column whose header
     says it is a whole name ("full_name", "display_name", "company_name"), else split
-    name parts, else the one column whose header says it titles the record ("title",
+    name parts (one or two family names: a Spanish name's two surnames), else the
+    one column whose header says it titles the record ("title",
     "product_title", "headline", "label": products, papers and articles are named
     so). A typed error names the columns when none of these fits, rather than
     importing a file as "no record has a name".
@@ -217,8 +218,10 @@ def name_columns(columns: Sequence[str], requested: str | None) -> tuple[str, ..
     given = [column for column in columns if parts[column] == "given"]
     middle = [column for column in columns if parts[column] == "middle"]
     family = [column for column in columns if parts[column] == "family"]
-    if len(given) == 1 and len(family) == 1 and len(middle) <= 1:
-        return (given[0], *middle, family[0])
+    # Two family-name columns are a Spanish or Portuguese name's two surnames
+    # ("apellido1", "apellido2"), written after the given name in their order.
+    if len(given) == 1 and 1 <= len(family) <= 2 and len(middle) <= 1:
+        return (given[0], *middle, *family)
     titled = [
         column
         for column in columns

@@ -64,7 +64,9 @@ _DATE_WORDS = frozenset({"st", "nd", "rd", "th", "of", "the", "er", "de", "del"}
 #: A time after the date ("1985-03-12T00:00:00", "12/03/1985 14:30"), as databases
 #: and spreadsheets export a date column; the text is lower-cased first.
 _ISO = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[t ].*)?$")
-_DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})(?:[t ]\d{1,2}:\d{2}.*)?$")
+#: A two-digit year ("18/06/56", as many exports write a birth date) is read as
+#: 19yy: its century is unknown, and two dates of one column compare by their digits.
+_DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4}|\d{2})(?:[t ]\d{1,2}:\d{2}.*)?$")
 _COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
 _WORDS = re.compile(r"[^\W\d_]+|\d+")
 _MIN_YEAR, _MAX_YEAR = 1000, 2200
@@ -106,6 +108,8 @@ def parse_date(text: str, *, lenient: bool = False) -> int | None:
         return check(int(m[1]), int(m[2]), int(m[3]))
     if m := _DMY.match(value):
         first, second, year = int(m[1]), int(m[2]), int(m[3])
+        if len(m[3]) == 2:
+            year += 1900
         if first <= 12 < second:  # month first (US), the day cannot be a month
             first, second = second, first
         return check(year, second, first)

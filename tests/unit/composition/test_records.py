@@ -126,6 +126,10 @@ def test_a_mapping_needs_exactly_one_type_source() -> None:
             ["voter_id", "last_name", "first_name", "middle_name", "name_suffix"],
             ("first_name", "middle_name", "last_name"),
         ),
+        (
+            ["id_cliente", "nombre", "apellido1", "apellido2", "dni"],
+            ("nombre", "apellido1", "apellido2"),
+        ),
         (["id", "title", "manufacturer", "price"], ("title",)),
         (["id", "Product Title", "brand"], ("Product Title",)),
         (["id", "headline", "year"], ("headline",)),

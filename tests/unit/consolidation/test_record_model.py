@@ -591,6 +591,29 @@ def test_written_dates_are_read_in_the_languages_records_come_in() -> None:
     assert value_key("Mars", "Date") != "month:03"
 
 
+def test_birth_dates_with_two_digit_years_are_dates() -> None:
+    """Catches "18/06/56" read as no date: a contact export's birth dates left out,
+    namesakes merged on their names alone (precision 0.962 on a 5k probe)."""
+    rng = random.Random(14)
+    entities = [
+        _entity(
+            f"y{k}",
+            "x",
+            "Person",
+            {
+                "first": rng.choice(GIVEN),
+                "last": rng.choice(FAMILY),
+                "dob": "/".join(f"{rng.randint(1, top):02d}" for top in (28, 12, 99)),
+            },
+        )
+        for k in range(60)
+    ]
+    kinds = {f.name: f.kind for f in detect_fields(entities).used}
+    assert kinds["dob"] is FieldKind.DATE
+    assert parse_date("18/06/56") == parse_date("18.06.56") == 19560618
+    assert parse_date("6/18/56") == 19560618
+
+
 def test_a_column_name_says_its_name_part_in_several_languages() -> None:
     """Catches "nombre" (Spanish: given name) read as a family name through "nom",
     "cognome" as a given name through "nome", and a whole name's column taken for one
