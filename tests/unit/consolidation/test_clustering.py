@@ -344,3 +344,24 @@ def test_a_pair_below_the_start_bar_starts_no_join_but_its_clusters_still_join()
     assert agreeing_clusters(4, pairs, probs, scorer, can_start=only_inside) == [[0, 1], [2, 3]]
     with_0_3 = np.asarray([True, True, False, True])
     assert agreeing_clusters(4, pairs, probs, scorer, can_start=with_0_3) == [[0, 1, 2, 3]]
+
+
+def test_components_join_what_edges_and_starting_groups_connect() -> None:
+    """Catches the components that decide which "distinct" pairs the clustering
+    files as contradictions (only pairs inside one can ever be asked) splitting a
+    path the starting edges or an earlier merge connect, or joining two apart."""
+    n = 14
+    # A path 11-10-...-6 given backwards (many rounds of propagation), a triangle,
+    # a pair whose second end has the smaller index, and 3 and 5 one cluster from
+    # the start (an earlier merge).
+    path = [(k, k - 1) for k in range(11, 6, -1)]
+    edges = np.asarray([*path, (0, 1), (1, 2), (2, 0), (13, 12)], dtype=np.int64)
+    groups = np.arange(n, dtype=np.int64)
+    groups[5] = 3
+    label = clustering._components(edge_ends=edges, groups=groups)
+    together = {}
+    for index, value in enumerate(label.tolist()):
+        together.setdefault(value, set()).add(index)
+    assert sorted(map(sorted, together.values())) == [
+        [0, 1, 2], [3, 5], [4], [6, 7, 8, 9, 10, 11], [12, 13],
+    ]  # fmt: skip
