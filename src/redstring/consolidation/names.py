@@ -108,6 +108,8 @@ def type_kind(entity_type: str) -> str:
 
 
 def _fold(text: str) -> str:
+    if text.isascii():  # nothing to fold, and most names are
+        return text
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
