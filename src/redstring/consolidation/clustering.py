@@ -15,6 +15,7 @@ still never chain through a few strong links.
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -194,7 +195,7 @@ def agreeing_clusters(
         if counts[0] * counts[1] > MAX_CROSS_PAIRS:
             return False
         # A known contradiction refuses the join unscored where none is tolerated.
-        if int(bars.allowance(min(counts), max(counts))) == 0 and contradicts(a, b):
+        if bars.allowance(min(counts), max(counts)) == 0 and contradicts(a, b):
             return False
         if forbidden and contradicts(a, b, forbidden):
             return False
@@ -565,14 +566,14 @@ class _Bars:
     distinct: float
     tolerated: float
 
-    def allowance(
-        self, own: npt.NDArray[np.int64] | int, other: npt.NDArray[np.int64] | int
-    ) -> npt.NDArray[np.int64]:
+    def allowance(self, own: int, other: int) -> int:
         """Contradictions each record of a cluster of `own` may meet among the
-        `other` records of the one it joins (ints or arrays of them): a share of
-        them, rounded down, when they outnumber it `OUTNUMBERED` to one, else none."""
-        own, other = np.asarray(own), np.asarray(other)
-        return np.asarray(np.where(_outnumbered(own, other), self._share(other), 0), dtype=np.int64)
+        `other` records of the one it joins: a share of them, rounded down, when
+        they outnumber it `OUTNUMBERED` to one, else none. In plain ints: asked
+        once per join tried (people-50k: 50k times; 0.3 s through numpy)."""
+        if other < OUTNUMBERED * own:
+            return 0
+        return math.floor(self.tolerated * other + 1e-9)  # as `_share`
 
     def _share(self, other: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         # The epsilon keeps 0.1 * 30 at 3 whatever the float rounding.
