@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID, uuid4
 
 from redstring.consolidation.engine import resolve, resolve_incremental
+from redstring.consolidation.heap import run_heap
 from redstring.consolidation.record_model import TrainedModel
 from redstring.domain.exceptions import ConcurrencyError, NotFoundError
 from redstring.events.base import decode
@@ -104,17 +105,18 @@ class Consolidator:
         `"ignore"`), where detection from the values guessed wrong.
         """
         graph = self._workspace.graph
-        seen = await self._workspace.log.last_position()
-        entities = await graph.list_entities(tenant_id, entity_types=entity_types)
-        plan = await resolve(
-            entities,
-            neighbours=await self._neighbours(tenant_id),
-            adjudicator=self._adjudicator,
-            field_overrides=field_overrides,
-            separate=await self.undone(tenant_id),
-            members=await self.made_of(tenant_id),
-        )
-        return await self._apply(tenant_id, entities, plan, progress, seen)
+        with run_heap():
+            seen = await self._workspace.log.last_position()
+            entities = await graph.list_entities(tenant_id, entity_types=entity_types)
+            plan = await resolve(
+                entities,
+                neighbours=await self._neighbours(tenant_id),
+                adjudicator=self._adjudicator,
+                field_overrides=field_overrides,
+                separate=await self.undone(tenant_id),
+                members=await self.made_of(tenant_id),
+            )
+            return await self._apply(tenant_id, entities, plan, progress, seen)
 
     async def consolidate_new(
         self, tenant_id: TenantId, entity_ids: Sequence[EntityId]

@@ -44,6 +44,7 @@ from redstring.consolidation.field_resolution import (
     is_record,
     resolve_fields,
 )
+from redstring.consolidation.heap import run_heap
 from redstring.consolidation.mentions import score_mentions
 from redstring.consolidation.record_model import (
     VETO_MIN_FIELDS,
@@ -542,8 +543,9 @@ def resolve_sync(
 ) -> ResolutionPlan:
     """Resolve without an adjudicator: grey pairs stay apart and are reported."""
     _check(entities)
-    groups = _groups(entities, neighbours, field_overrides, models, members)
-    return _plan(groups, None, separate=separate)
+    with run_heap():
+        groups = _groups(entities, neighbours, field_overrides, models, members)
+        return _plan(groups, None, separate=separate)
 
 
 async def resolve(
@@ -561,9 +563,10 @@ async def resolve(
     no two ids of one `separate` set end in one cluster (a user undid their merge);
     `members` gives the records each earlier merge was made of (see the module)."""
     _check(entities)
-    groups = _groups(entities, neighbours, field_overrides, models, members)
-    verdicts = await _adjudicate(groups, adjudicator) if adjudicator is not None else None
-    return _plan(groups, verdicts, separate=separate)
+    with run_heap():
+        groups = _groups(entities, neighbours, field_overrides, models, members)
+        verdicts = await _adjudicate(groups, adjudicator) if adjudicator is not None else None
+        return _plan(groups, verdicts, separate=separate)
 
 
 async def resolve_incremental(
