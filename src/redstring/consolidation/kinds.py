@@ -407,6 +407,14 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
                 # A spreadsheet drops a code's leading zeros ("05443557" -> 5443557).
                 return FieldKind.IDENTIFIER, "long distinct numbers in a column named for ids"
             return FieldKind.IGNORE, "integers of varying length (counts, house numbers)"
+        if (
+            distinct > 12
+            and widths.most_common(1)[0][0] >= ID_MIN_DIGITS
+            and _named(key, _ID_WORDS)
+        ):
+            # "company_number", "00412773": each firm's own, however many of its
+            # listings repeat it (a category there lost a third of the pairs).
+            return FieldKind.IDENTIFIER, "long codes of one length in a column named for ids"
         if distinct <= 12 or ratio <= 0.05:
             return FieldKind.CATEGORY, f"{distinct} distinct codes of one length"
     if (
