@@ -10,7 +10,8 @@ day/month swap as its own level, so reading them the other way round loses nothi
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from redstring.domain.normalization import without_accents
 
 #: Month names and their common abbreviations, to month numbers (English: what a
 #: date mentioned in text is read by, `values`).
@@ -115,7 +116,7 @@ def parse_date(text: str, *, lenient: bool = False) -> int | None:
         return check(year, second, first)
     if m := _COMPACT.match(value):
         return check(int(m[1]), int(m[2]), int(m[3]))
-    words = _WORDS.findall(_unaccented(value) if not value.isascii() else value)
+    words = _WORDS.findall(without_accents(value))
     months = [RECORD_MONTHS[w] for w in words if w in RECORD_MONTHS]
     numbers = [int(w) for w in words if w.isdigit()]
     others = [w for w in words if not w.isdigit() and w not in RECORD_MONTHS]
@@ -126,10 +127,6 @@ def parse_date(text: str, *, lenient: bool = False) -> int | None:
     if len(years) != 1 or len(days) > 1:
         return None
     return _valid(years[0], months[0], days[0] if days else 0)
-
-
-def _unaccented(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def date_parts(value: int) -> tuple[int, int, int]:

@@ -12,7 +12,6 @@ property was left out, so `consolidate` can print it and a user can override it
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -29,6 +28,7 @@ from redstring.consolidation.names import (
 )
 from redstring.domain.entity import named_by_key
 from redstring.domain.exceptions import InvalidInputError
+from redstring.domain.normalization import without_accents
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -269,9 +269,7 @@ def name_part(column: str) -> str | None:
     column: the values alone cannot say which part comes first. A name that says two
     parts ("first_and_surname") holds a whole name, none of them.
     """
-    folded = "".join(
-        c for c in unicodedata.normalize("NFKD", column.lower()) if not unicodedata.combining(c)
-    )
+    folded = without_accents(column.lower())
     words = column_words(folded)
     found: list[tuple[int, int, str]] = []  # (start, end, part) in `folded`
     for part, hints in _NAME_PART_HINTS.items():

@@ -18,10 +18,9 @@ sets, appears across many unrelated identities (measured with bench/resolution.p
 from __future__ import annotations
 
 import functools
-import unicodedata
 from dataclasses import dataclass
 
-from redstring.domain.normalization import normalize_name
+from redstring.domain.normalization import normalize_name, without_accents
 
 #: Types whose names carry legal-form suffixes.
 ORGANISATION_TYPES = frozenset(
@@ -107,13 +106,6 @@ def type_kind(entity_type: str) -> str:
     return "other"
 
 
-def _fold(text: str) -> str:
-    if text.isascii():  # nothing to fold, and most names are
-        return text
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
 def _is_ordinal(token: str) -> bool:
     return token[:-2].isdigit() and token[-2:] in {"st", "nd", "rd", "th"}
 
@@ -127,7 +119,7 @@ def raw_tokens(name: str) -> list[str]:
 def _raw_tokens(name: str) -> tuple[str, ...]:
     """`raw_tokens`, remembered: names repeat (field detection, value normalisation
     and the mention model read the same names), and folding them is most of the cost."""
-    text = _fold(normalize_name(name)).replace("'", "").replace("-", " ")
+    text = without_accents(normalize_name(name)).replace("'", "").replace("-", " ")
     out: list[str] = []
     run = ""
     for token in text.split():

@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from redstring.domain.ids import EntityId
+from redstring.domain.normalization import without_accents
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -48,12 +48,7 @@ _TERM = re.compile(r"[^\W_]+")
 
 def terms(text: str) -> list[str]:
     """The searchable terms of `text`, in order, repeats kept (see the module docstring)."""
-    folded = text.casefold()
-    if not folded.isascii():
-        folded = "".join(
-            c for c in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(c)
-        )
-    return _TERM.findall(folded)
+    return _TERM.findall(without_accents(text.casefold()))
 
 
 def query_terms(text: str) -> list[str]:

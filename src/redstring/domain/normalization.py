@@ -22,6 +22,15 @@ def normalize_name(name: str) -> str:
     return _WHITESPACE.sub(" ", text).strip()
 
 
+def without_accents(text: str) -> str:
+    """`text` with its accents dropped ("Zoë" -> "Zoe", "März" -> "Marz"): NFKD splits
+    an accented letter into its base and a combining mark, and the marks go. Text
+    already ASCII, most of it, is returned as it is."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def ascii_letters(name: str) -> str:
     """The ASCII letters of the NFKD-decomposed, normalized name.
 
