@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from redstring.consolidation.sorted_runs import SortedRuns
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
@@ -343,7 +345,7 @@ class _KnownScores:
         fixed: Mapping[tuple[int, int], float],
     ) -> None:
         self._n = n
-        keys = np.minimum(pairs[:, 0], pairs[:, 1]) * n + np.maximum(pairs[:, 0], pairs[:, 1])
+        keys = self._keys(pairs[:, 0], pairs[:, 1])
         values = np.asarray(probabilities, dtype=np.float64)
         if fixed:
             extra = np.asarray([i * n + j for i, j in fixed], dtype=np.int64)
@@ -351,35 +353,27 @@ class _KnownScores:
             values = np.concatenate([np.asarray(list(fixed.values()), dtype=np.float64), values])
         # The first occurrence of a key wins, so fixed verdicts override scores.
         keys, first = np.unique(keys, return_index=True)
-        #: Sorted runs of (keys, values), largest first.
-        self._runs: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = [
-            (keys, values[first])
-        ]
+        self._known: SortedRuns[np.float64] = SortedRuns(np.float64)
+        self._known.add(keys, values[first])
+
+    def _keys(
+        self, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.int64]:
+        return np.minimum(left, right) * self._n + np.maximum(left, right)
 
     def below(self, threshold: float) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """The known pairs scoring below `threshold` (fixed verdicts included), as
         (left, right) index arrays."""
-        keys = np.concatenate([k[v < threshold] for k, v in self._runs])
+        keys = np.concatenate(
+            [np.zeros(0, dtype=np.int64), *(k[v < threshold] for k, v in self._known)]
+        )
         return keys // self._n, keys % self._n
 
     def lookup(
         self, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
         """(scores, known) of each pair; scores are meaningful where known."""
-        query = np.minimum(left, right) * self._n + np.maximum(left, right)
-        scores = np.zeros(len(query), dtype=np.float64)
-        hit = np.zeros(len(query), dtype=bool)
-        open_rows = np.arange(len(query))
-        for keys, values in self._runs:
-            if not len(keys) or not len(open_rows):
-                continue
-            asked = query[open_rows]
-            pos = np.minimum(np.searchsorted(keys, asked), len(keys) - 1)
-            found = keys[pos] == asked
-            scores[open_rows[found]] = values[pos[found]]
-            hit[open_rows[found]] = True
-            open_rows = open_rows[~found]
-        return scores, hit
+        return self._known.lookup(self._keys(left, right))
 
     def remember(
         self,
@@ -387,17 +381,7 @@ class _KnownScores:
         right: npt.NDArray[np.int64],
         scores: npt.NDArray[np.float64],
     ) -> None:
-        keys = np.minimum(left, right) * self._n + np.maximum(left, right)
-        order = np.argsort(keys)
-        self._runs.append((keys[order], np.asarray(scores, dtype=np.float64)[order]))
-        # Merge like a binary counter: a run joins the one before it once it holds
-        # half as many pairs, so there are O(log n) runs and each pair is re-sorted
-        # O(log n) times.
-        while len(self._runs) > 1 and 2 * len(self._runs[-1][0]) >= len(self._runs[-2][0]):
-            (k1, v1), (k2, v2) = self._runs[-2], self._runs[-1]
-            merged_keys, merged_values = np.concatenate([k1, k2]), np.concatenate([v1, v2])
-            order = np.argsort(merged_keys, kind="stable")
-            self._runs[-2:] = [(merged_keys[order], merged_values[order])]
+        self._known.add(self._keys(left, right), scores)
 
 
 def _note_contradictions(

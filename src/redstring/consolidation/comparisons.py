@@ -39,6 +39,7 @@ from redstring.consolidation.names import (
     not_a_surname,
     raw_tokens,
 )
+from redstring.consolidation.sorted_runs import SortedRuns
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -100,7 +101,7 @@ LIST_KEPT = 8
 CUTOFF_SLACK = 1e-6
 #: Pairs from which `compare` scores each distinct pair of values once.
 DEDUPLICATE_FROM = 1000
-#: Calls comparing fewer open pairs than this ask and fill the column's `LevelMemo`:
+#: Calls comparing fewer open pairs than this ask and fill the column's `memo`:
 #: the clustering's small batches repeat each other's values; a training call over
 #: every candidate pair holds each of its value pairs once already, and looking its
 #: hundreds of thousands up cost more than they saved (people-febrl 10k: 0.16 s).
@@ -127,44 +128,6 @@ PARALLEL_FROM = 20_000
 DENSE_FROM = 20_000
 DENSE_COVER = 2.5
 DENSE_MAX_VALUES = 2_000
-
-
-class LevelMemo:
-    """Levels below "exact" of the value pairs one column has compared, kept across
-    `compare` calls: the clustering scores a large firm's records in hundreds of
-    small batches that ask the same few names, streets and phones again (listings:
-    606k pairs compared, 98k distinct name pairs among them).
-
-    Sorted runs of (key, level), merged like a binary counter, so a lookup is a few
-    binary searches and each key is re-sorted O(log n) times."""
-
-    def __init__(self) -> None:
-        self._runs: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int8]]] = []
-
-    def lookup(
-        self, keys: npt.NDArray[np.int64]
-    ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
-        """(levels, known) of each key; levels are meaningful where known."""
-        levels = np.zeros(len(keys), dtype=np.int8)
-        hit = np.zeros(len(keys), dtype=bool)
-        for run_keys, run_levels in self._runs:
-            pos = np.minimum(np.searchsorted(run_keys, keys), len(run_keys) - 1)
-            found = run_keys[pos] == keys
-            levels[found] = run_levels[pos[found]]
-            hit |= found
-        return levels, hit
-
-    def remember(self, keys: npt.NDArray[np.int64], levels: npt.NDArray[np.int8]) -> None:
-        """Add distinct keys not known yet, with their levels."""
-        if not len(keys):
-            return
-        order = np.argsort(keys, kind="stable")
-        self._runs.append((keys[order], levels[order]))
-        while len(self._runs) > 1 and 2 * len(self._runs[-1][0]) >= len(self._runs[-2][0]):
-            (k1, v1), (k2, v2) = self._runs[-2], self._runs[-1]
-            merged, values = np.concatenate([k1, k2]), np.concatenate([v1, v2])
-            order = np.argsort(merged, kind="stable")  # two sorted runs: a linear merge
-            self._runs[-2:] = [(merged[order], values[order])]
 
 
 @dataclass
@@ -217,8 +180,11 @@ class FieldColumn:
     roles: dict[tuple[str, str], bool] = field(default_factory=dict)
     #: ... and `_role_sound` of each (sound, the pair's other sounds) asked so far.
     role_sounds: dict[tuple[str, frozenset[str]], bool] = field(default_factory=dict)
-    #: Levels of the value pairs compared so far (`compare`).
-    memo: LevelMemo = field(default_factory=LevelMemo)
+    #: Levels below "exact" of the value pairs compared so far, kept across `compare`
+    #: calls: the clustering scores a large firm's records in hundreds of small
+    #: batches that ask the same few names, streets and phones again (listings: 606k
+    #: pairs compared, 98k distinct name pairs among them).
+    memo: SortedRuns[np.int8] = field(default_factory=lambda: SortedRuns(np.int8))
 
     @property
     def levels(self) -> int:
@@ -911,7 +877,7 @@ def compare(
         # Levels depend only on the two values (and whether their coarser codes
         # agree): each distinct combination is compared once, in this call (blocked
         # pairs repeat a town, a given name, the duplicates themselves; random ones
-        # the common values) and across small calls (`LevelMemo`).
+        # the common values) and across small calls (`FieldColumn.memo`).
         alt_equal = column.alt[left[rows]] == column.alt[right[rows]]
         span = int(column.codes.max()) + 1
         key = (lc[rows] * span + rc[rows]) * 2 + alt_equal
@@ -928,13 +894,13 @@ def compare(
             )
             out[rows] = distinct[inverse.ravel()]
             if memo is not None:
-                memo.remember(key[first], distinct)
+                memo.add(key[first], distinct)
             rows = rows[:0]
     if len(rows):
         _fill(column, kind, left[rows], right[rows], rows, out)
         if memo is not None:
             _, first = np.unique(key, return_index=True)
-            memo.remember(key[first], out[rows[first]])
+            memo.add(key[first], out[rows[first]])
     out[exact] = top
     if kind is FieldKind.FAMILY_NAME:
         # "Baronet" against "Shaw" is not two different surnames: one of them is

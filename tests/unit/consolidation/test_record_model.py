@@ -525,7 +525,7 @@ def test_every_pairs_levels_counted_by_value_pairs_are_the_pairs_own() -> None:
 def test_levels_remembered_across_calls_are_those_compared_afresh(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Catches the column's memo of compared value pairs (`LevelMemo`, asked by the
+    """Catches the column's memo of compared value pairs (`FieldColumn.memo`, asked by the
     clustering's many small batches) answering with another pair's level, or not
     being asked: batches of a few pairs, each repeating values an earlier one held,
     against one comparison of every pair on fresh columns, and a repeated batch

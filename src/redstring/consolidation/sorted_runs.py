@@ -1,0 +1,62 @@
+"""Values by integer key, gathered over many calls and looked up in bulk.
+
+The clustering remembers the pairs it scored on demand (`clustering._KnownScores`)
+and each field the value pairs it compared (`comparisons.FieldColumn.memo`): both add a
+batch at a time and ask thousands of keys at once, which a dict would answer one
+Python lookup each. Kept as sorted runs merged like a binary counter -- a run joins
+the one before it once it holds half as many keys -- so there are O(log n) runs, a
+lookup is one binary search per run, and each key is re-sorted O(log n) times.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    import numpy.typing as npt
+
+V = TypeVar("V", bound=np.generic)
+
+
+class SortedRuns(Generic[V]):
+    """Keys (int64) to values of one dtype; a key is added at most once."""
+
+    def __init__(self, dtype: type[V]) -> None:
+        self._dtype = dtype
+        self._runs: list[tuple[npt.NDArray[np.int64], npt.NDArray[V]]] = []
+
+    def __iter__(self) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[V]]]:
+        """The runs, each (sorted keys, their values)."""
+        return iter(self._runs)
+
+    def add(self, keys: npt.NDArray[np.int64], values: npt.NDArray[V]) -> None:
+        """Add `keys` (distinct, none added before) with their `values`."""
+        if not len(keys):
+            return
+        order = np.argsort(keys, kind="stable")
+        self._runs.append((keys[order], np.asarray(values, dtype=self._dtype)[order]))
+        while len(self._runs) > 1 and 2 * len(self._runs[-1][0]) >= len(self._runs[-2][0]):
+            (k1, v1), (k2, v2) = self._runs[-2], self._runs[-1]
+            merged, values_ = np.concatenate([k1, k2]), np.concatenate([v1, v2])
+            order = np.argsort(merged, kind="stable")  # two sorted runs: a linear merge
+            self._runs[-2:] = [(merged[order], values_[order])]
+
+    def lookup(self, keys: npt.NDArray[np.int64]) -> tuple[npt.NDArray[V], npt.NDArray[np.bool_]]:
+        """(values, known) of each of `keys`; values are meaningful where known."""
+        values: npt.NDArray[V] = np.zeros(len(keys), dtype=self._dtype)
+        hit = np.zeros(len(keys), dtype=bool)
+        open_rows = np.arange(len(keys))
+        for run_keys, run_values in self._runs:
+            if not len(open_rows):
+                break
+            asked = keys[open_rows]
+            pos = np.minimum(np.searchsorted(run_keys, asked), len(run_keys) - 1)
+            found = run_keys[pos] == asked
+            values[open_rows[found]] = run_values[pos[found]]
+            hit[open_rows[found]] = True
+            open_rows = open_rows[~found]
+        return values, hit
