@@ -398,18 +398,14 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
     if span is not None and span[1] > 31:
         # Integers: a code is written at one length ("00412", "62012"), a count or a
         # house number at any ("7", "212", "1500").
-        widths = Counter(len(v) for v in values)
-        if widths.most_common(1)[0][1] < CODE_WIDTH_SHARE * len(values):
+        width, at_width = Counter(len(v) for v in values).most_common(1)[0]
+        if at_width < CODE_WIDTH_SHARE * len(values):
             long = sorted(len(v) for v in values)[len(values) // 2] >= ID_MIN_DIGITS
             if long and ratio >= 0.3 and _named(key, _ID_WORDS):
                 # A spreadsheet drops a code's leading zeros ("05443557" -> 5443557).
                 return FieldKind.IDENTIFIER, "long distinct numbers in a column named for ids"
             return FieldKind.IGNORE, "integers of varying length (counts, house numbers)"
-        if (
-            distinct > 12
-            and widths.most_common(1)[0][0] >= ID_MIN_DIGITS
-            and _named(key, _ID_WORDS)
-        ):
+        if distinct > 12 and width >= ID_MIN_DIGITS and _named(key, _ID_WORDS):
             # "company_number", "00412773": each firm's own, however many of its
             # listings repeat it (a category there lost a third of the pairs).
             return FieldKind.IDENTIFIER, "long codes of one length in a column named for ids"
