@@ -126,7 +126,15 @@ class WorkspaceService:
             return asyncio.run(_awaited(use(workspace)))
 
     def _write_here(self, use: Callable[[Workspace], Awaitable[T]]) -> T:
-        return asyncio.run(_awaited(use(self._workspace())))
+        workspace = self._workspace()
+
+        async def written() -> T:
+            result = await use(workspace)
+            # Readers search inside a snapshot and cannot file the lexicon themselves.
+            await workspace.settle_lexicon()
+            return result
+
+        return asyncio.run(written())
 
     async def read(self, use: Callable[[Workspace], Awaitable[T]]) -> T:
         """Run a read-only use case on a reader thread, inside one read transaction."""
