@@ -82,7 +82,7 @@ if TYPE_CHECKING:
         tenant_id_for,
     )
     from redstring.domain.lexical import PROPERTY_WEIGHT, LexicalCandidate, lexical_score
-    from redstring.domain.log import EventHeader, NewEvent, RecordedEvent
+    from redstring.domain.log import Appendable, EventHeader, NewEvent, RecordedEvent
     from redstring.domain.normalization import normalize_name
     from redstring.domain.provenance import Provenance
     from redstring.domain.relationship import Relationship
@@ -206,6 +206,7 @@ _EXPORTS: dict[str, str] = {
     "lexical_score": "redstring.domain.lexical",
     "EventHeader": "redstring.domain.log",
     "NewEvent": "redstring.domain.log",
+    "Appendable": "redstring.domain.log",
     "RecordedEvent": "redstring.domain.log",
     "normalize_name": "redstring.domain.normalization",
     "Provenance": "redstring.domain.provenance",
@@ -272,6 +273,7 @@ __all__ = [
     "RRF_K",
     "Adjudicator",
     "AnswerDraft",
+    "Appendable",
     "BuildProgress",
     "CheckpointStore",
     "Chunk",

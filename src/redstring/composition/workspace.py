@@ -343,7 +343,7 @@ class Workspace:
             raise InvalidInputError("an append needs at least one event (it names the tenant)")
         version = await self.log.append(
             stream_id,
-            [event.to_new_event() for event in events],
+            events,
             tenant_id=tenants.pop(),
             expected_version=expected_version,
         )

@@ -7,7 +7,9 @@ port (in `ports`, below `events`) must name them.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -22,6 +24,25 @@ class NewEvent(BaseModel):
     event_type: str = Field(min_length=1)
     schema_version: int = Field(ge=1)
     payload: dict[str, JsonValue]
+
+    def payload_json(self) -> str:
+        """The payload as the log stores it; `ValueError` for NaN or infinity (not JSON)."""
+        return json.dumps(self.payload, allow_nan=False, ensure_ascii=False, sort_keys=True)
+
+
+class Appendable(Protocol):
+    """What `EventLog.append` reads of an event: a `NewEvent`, or a typed event
+    (`events.DomainEvent`) that serialises its own payload in one pass."""
+
+    @property
+    def event_type(self) -> str: ...
+
+    @property
+    def schema_version(self) -> int: ...
+
+    def payload_json(self) -> str:
+        """The payload as JSON text; `ValueError` or `TypeError` when it is not JSON."""
+        ...
 
 
 class EventHeader(BaseModel):

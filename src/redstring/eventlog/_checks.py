@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from redstring.domain.exceptions import InvalidInputError
@@ -10,10 +9,10 @@ from redstring.domain.exceptions import InvalidInputError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from redstring.domain.log import NewEvent
+    from redstring.domain.log import Appendable
 
 
-def check_append(stream_id: str, events: Sequence[NewEvent], expected_version: int) -> list[str]:
+def check_append(stream_id: str, events: Sequence[Appendable], expected_version: int) -> list[str]:
     """Validate an append before anything is written; return each payload as JSON text.
 
     Serializing up front is the check: a payload with NaN or infinity is not JSON
@@ -27,9 +26,7 @@ def check_append(stream_id: str, events: Sequence[NewEvent], expected_version: i
     texts = []
     for index, event in enumerate(events):
         try:
-            texts.append(
-                json.dumps(event.payload, allow_nan=False, ensure_ascii=False, sort_keys=True)
-            )
+            texts.append(event.payload_json())
         except (ValueError, TypeError) as exc:
             raise InvalidInputError(
                 f"event {index} ({event.event_type}) of the append to {stream_id!r} "

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from redstring.domain.ids import TenantId
-    from redstring.domain.log import NewEvent
+    from redstring.domain.log import Appendable
 
 
 class InMemoryEventLog:
@@ -33,7 +33,7 @@ class InMemoryEventLog:
     async def append(
         self,
         stream_id: str,
-        events: Sequence[NewEvent],
+        events: Sequence[Appendable],
         *,
         tenant_id: TenantId,
         expected_version: int,

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from redstring.domain.ids import TenantId
-    from redstring.domain.log import NewEvent
+    from redstring.domain.log import Appendable
     from redstring.storage.postgres import PgDatabase
 
 SCHEMA = (
@@ -81,7 +81,7 @@ class PostgresEventLog:
     async def append(
         self,
         stream_id: str,
-        events: Sequence[NewEvent],
+        events: Sequence[Appendable],
         *,
         tenant_id: TenantId,
         expected_version: int,

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from redstring.domain.ids import TenantId
-    from redstring.domain.log import NewEvent
+    from redstring.domain.log import Appendable
     from redstring.storage.sqlite import Connection
 
 SCHEMA = """
@@ -75,7 +75,7 @@ class SqliteEventLog:
     async def append(
         self,
         stream_id: str,
-        events: Sequence[NewEvent],
+        events: Sequence[Appendable],
         *,
         tenant_id: TenantId,
         expected_version: int,

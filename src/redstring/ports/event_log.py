@@ -8,7 +8,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from redstring.domain.ids import TenantId
-    from redstring.domain.log import EventHeader, NewEvent, RecordedEvent
+    from redstring.domain.log import Appendable, EventHeader, RecordedEvent
 
 
 class EventLog(Protocol):
@@ -29,7 +29,7 @@ class EventLog(Protocol):
     async def append(
         self,
         stream_id: str,
-        events: Sequence[NewEvent],
+        events: Sequence[Appendable],
         *,
         tenant_id: TenantId,
         expected_version: int,

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from uuid import uuid4
 
 import pytest
 from pydantic import ValidationError
 
-from redstring.domain.exceptions import EventSchemaError, UnknownEventTypeError
+from redstring.domain.exceptions import EventSchemaError, InvalidInputError, UnknownEventTypeError
 from redstring.domain.ids import EntityId, TenantId, derived_relationship_id
 from redstring.domain.log import NewEvent
+from redstring.eventlog.memory import InMemoryEventLog
 from redstring.events import (
     ChunkStats,
     DocumentExtracted,
@@ -66,7 +68,47 @@ def test_every_event_round_trips_through_a_new_event_unchanged() -> None:
         envelope = NewEvent.model_validate_json(event.to_new_event().model_dump_json())
         assert "tenant_id" not in envelope.payload
         assert decode(envelope, T) == event
+        # What the log stores: the event's own one-pass serialisation.
+        stored = json.loads(event.payload_json())
+        assert stored == envelope.payload
+        kind = {"event_type": event.event_type, "schema_version": event.schema_version}
+        assert decode(NewEvent.model_validate({**kind, "payload": stored}), T) == event
     assert len(registered_types()) >= 5
+
+
+def _merge_scored(score: float, name: str = "Ada") -> EntitiesMerged:
+    ada, bob = make_entity(tenant_id=T, name=name), make_entity(tenant_id=T, name="Bob")
+    return EntitiesMerged.build(
+        tenant_id=T,
+        merge_id=uuid4(),
+        canonical=ada,
+        merged_ids=[bob.id],
+        reason="same",
+        entities_before=[ada, bob],
+        relationships_before=[],
+        scores={"jw": score},
+    )
+
+
+@pytest.mark.parametrize("score", [float("nan"), float("inf")])
+async def test_a_typed_event_holding_a_float_that_is_not_json_is_refused_by_the_log(
+    score: float,
+) -> None:
+    """Catches the one-pass serialisation writing NaN as null (or as a bare NaN the
+    log would store): the append is refused and writes nothing."""
+    log = InMemoryEventLog()
+    with pytest.raises(InvalidInputError, match="not JSON"):
+        await log.append("m", [_merge_scored(score)], tenant_id=T, expected_version=0)
+    assert await log.stream_version("m", T) == 0
+
+
+async def test_nan_spelled_inside_a_name_is_text_and_round_trips() -> None:
+    """Catches the NaN check refusing a string that merely contains the letters."""
+    event = _merge_scored(0.5, name="NaN Infinity")
+    log = InMemoryEventLog()
+    await log.append("m", [event], tenant_id=T, expected_version=0)
+    [stored] = await log.read_stream("m", T)
+    assert decode(stored) == event
 
 
 def test_an_unknown_type_or_newer_schema_raises_a_typed_error() -> None:
