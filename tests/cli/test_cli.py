@@ -424,3 +424,28 @@ def test_ingest_llm_tokens_show_in_stats_and_a_rebuild_asks_the_model_nothing(
         assert len(server.requests) == 1
     assert rebuilt["status"] == "ok"
     assert (rebuilt["llm_calls"], rebuilt["entities"]) == (0, 1)
+
+
+def test_a_records_ingest_and_an_export_start_without_numpy(workspace: Path) -> None:
+    """Catches start-up cost creeping back into the commands a resolution run repeats:
+    numpy (pulled in by sqlite-vec's package, the vector store or the embedding model's
+    code) is ~0.1 s of each command, and neither a records ingest nor an export uses it."""
+    probe = (
+        "import runpy, sys\n"
+        "sys.argv = ['redstring', *sys.argv[1:]]\n"
+        "try:\n"
+        "    runpy.run_module('redstring.cli', run_name='__main__')\n"
+        "except SystemExit as exit:\n"
+        "    assert not exit.code, exit.code\n"
+        "print('numpy' in sys.modules)\n"
+    )
+    for command in (["ingest", "people.csv", "--type", "Person"], ["export", "out.jsonl"]):
+        result = subprocess.run(
+            [sys.executable, "-c", probe, *command],
+            capture_output=True,
+            text=True,
+            cwd=workspace,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip().splitlines()[-1] == "False", command

@@ -186,7 +186,11 @@ def ingest(
                 tenant_id,
                 make_llm(db) if llm else None,
                 domain,
-                workspace_embedder(workspace),
+                # Records are not embedded at ingest: a records-only ingest does not
+                # load the embedding model's code (numpy, tokenizers: ~0.06 s).
+                workspace_embedder(workspace)
+                if not all(use_cases.is_records_file(f) for f in files)
+                else None,
                 mapping,
                 quiet=as_json,
             )

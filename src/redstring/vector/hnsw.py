@@ -20,11 +20,10 @@ import contextlib
 import os
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 if TYPE_CHECKING:
     from pathlib import Path
 
+    import numpy as np
     from numpy.typing import NDArray
     from usearch.index import Index
 
@@ -94,6 +93,8 @@ def apply(
 ) -> None:
     """Replace the rows `keys` (in order; the last change of a key wins): each is
     removed, then added back with its vector when `live` (a non-zero stored vector)."""
+    import numpy as np
+
     latest: dict[int, int] = {int(key): row for row, key in enumerate(keys)}
     changed = np.fromiter(latest, dtype=np.uint64, count=len(latest))
     present = changed[np.asarray(index.contains(changed), dtype=np.bool_).reshape(-1)]

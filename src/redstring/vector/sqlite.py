@@ -54,8 +54,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 from uuid import UUID
 
-import numpy as np
-
 from redstring.domain.exceptions import DimensionMismatchError, InvalidInputError
 from redstring.domain.ids import EntityId
 from redstring.domain.vector import VectorMatch, score_from_l2_of_unit_vectors
@@ -65,6 +63,7 @@ from redstring.vector import hnsw
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    import numpy as np
     from numpy.typing import NDArray
     from usearch.index import Index
 
@@ -247,6 +246,8 @@ class SqliteVectorStore:
         an upsert. Refuses a wrong length or a NaN/infinite component (whose distance
         would be NULL in every later search) before anything is written.
         """
+        import numpy as np
+
         for vector in vectors:
             if len(vector) != self._dimension:
                 raise DimensionMismatchError(self._dimension, len(vector), what)
@@ -403,6 +404,8 @@ class SqliteVectorStore:
     def _matrix(self, tenant: str) -> _Matrix | None:
         """The tenant's vectors in memory when they are current and searched often
         enough to pay for loading (`memory_after`), else `None` (vec0 answers)."""
+        import numpy as np
+
         if self._memory_after is None:
             return None
         generation = self._generation(tenant)
@@ -441,6 +444,8 @@ class SqliteVectorStore:
         """The top `k` through the tenant's index, or `None` when the exact paths must
         answer (no index for a tenant this small, or an answer the index cannot settle:
         see the module doc)."""
+        import numpy as np
+
         index = self._ann_index(tenant)
         if index is None:
             return None
@@ -476,6 +481,8 @@ class SqliteVectorStore:
         """The tenant's index, current: held, opened from its file, caught up from
         `vec_ann_changes`, or built from the stored vectors -- or `None` when the tenant
         is below `ann_min_rows`."""
+        import numpy as np
+
         if self._ann_min_rows is None:
             return None
         generation = self._generation(tenant)
@@ -539,6 +546,8 @@ class SqliteVectorStore:
         """Build the tenant's index from its stored vectors. Reading them, and starting
         `vec_ann_changes`, happen in one write transaction: no write can fall between
         what the index holds and what is recorded after it."""
+        import numpy as np
+
         with transaction(self._conn) as conn:
             generation = self._generation(tenant)
             rows = conn.execute(
@@ -699,6 +708,8 @@ def _matrix_hits(
     least the k-th passing score is returned (ties included), for `search` to order
     by id string. Scores follow the vec0 path's rules (`_hit`): a stored zero vector,
     or a zero query, scores 0.5."""
+    import numpy as np
+
     if zero_query:
         scores = np.full(len(matrix.ids), 0.5)
     else:
