@@ -27,7 +27,7 @@ import itertools
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -571,7 +571,9 @@ def _block_pairs(
         return pairs, 0
     if rows is not None:
         pairs = pairs[pairs[:, 0] != pairs[:, 1]]
-    return np.sort(pairs, axis=1), len(pairs)
+    # Each pair low end first: two element-wise passes, not a row-wise sort.
+    low, high = np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1])
+    return np.stack([low, high], axis=1), len(pairs)
 
 
 def _all_pairs(
@@ -697,7 +699,7 @@ def _choose_rules(
     chosen: list[BlockingRule] = []
     alone: set[tuple[int, str]] = set()
     seen: set[bytes] = set()
-    union = np.zeros(0, dtype=np.int64)
+    union = np.zeros(0, dtype=_code_type(n))
     for load, _, rule, combined, limit, rows in sorted(
         measured, key=lambda t: (len(t[2].parts), t[0], t[1])
     ):
@@ -716,7 +718,7 @@ def _choose_rules(
         ):
             continue
         pairs, _ = _block_pairs(combined, rank, limit, rows)
-        fresh = _missing_from(union, pairs[:, 0] * n + pairs[:, 1])
+        fresh = _missing_from(union, _pair_codes(pairs, n))
         if len(union) + len(fresh) > budget:
             continue
         seen.add(signature)
@@ -725,7 +727,8 @@ def _choose_rules(
         chosen.append(rule)
         if len(rule.parts) == 1:
             alone.add(rule.parts[0])
-    return chosen, np.stack([union // max(n, 1), union % max(n, 1)], axis=1)
+    codes = union.astype(np.int64)
+    return chosen, np.stack([codes // max(n, 1), codes % max(n, 1)], axis=1)
 
 
 def _over_budget(
@@ -749,12 +752,20 @@ def _over_budget(
     keep = present & (owner % BUDGET_PROBE == 0)
     keep[keep] = counts[combined[keep]] <= limit
     pairs, _ = _block_pairs(np.where(keep, combined, -1), rank, limit, rows)
-    return len(_missing_from(union, pairs[:, 0] * n + pairs[:, 1])) > room
+    return len(_missing_from(union, _pair_codes(pairs, n))) > room
 
 
-def _missing_from(
-    union: npt.NDArray[np.int64], codes: npt.NDArray[np.int64]
-) -> npt.NDArray[np.int64]:
+def _code_type(n: int) -> type[np.unsignedinteger[Any]] | type[np.signedinteger[Any]]:
+    """The narrowest type a pair's code `left * n + right` fits: uint32 below 65,536
+    entities, whose sorts (most of choosing the rules) run ~1.7x as fast as int64's."""
+    return np.uint32 if n * n <= np.iinfo(np.uint32).max else np.int64
+
+
+def _pair_codes(pairs: npt.NDArray[np.int64], n: int) -> npt.NDArray[Any]:
+    return (pairs[:, 0] * n + pairs[:, 1]).astype(_code_type(n))
+
+
+def _missing_from(union: npt.NDArray[Any], codes: npt.NDArray[Any]) -> npt.NDArray[Any]:
     """The distinct `codes` not in the sorted, distinct `union` (sorting, not hashing:
     numpy's hashed unique is many times slower on millions of int64)."""
     codes = np.sort(codes)
@@ -763,7 +774,7 @@ def _missing_from(
         return codes
     at = np.searchsorted(union, codes)
     found = union[np.minimum(at, len(union) - 1)] == codes
-    return np.asarray(codes[~found], dtype=np.int64)
+    return np.asarray(codes[~found])
 
 
 def _identifies(rule: BlockingRule, columns: Sequence[FieldColumn]) -> bool:
