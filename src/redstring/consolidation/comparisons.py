@@ -175,6 +175,16 @@ class FieldColumn:
     #: Each entity's generational suffix as a number (-1 when none), or an empty
     #: array when the column holds no suffixes (`generations`); filled on first use.
     generation: npt.NDArray[np.int64] | None = None
+    #: Dates and years: each entity's value as a number (YYYYMMDD, YYYY; -1 when
+    #: missing), filled on first use: read per pair, the same few thousand values
+    #: were parsed again in every call (people-febrl 10k: 300k per candidates' call).
+    numbers: npt.NDArray[np.int64] | None = None
+    #: Addresses: each entity's first and last token holding a digit ("" when none)
+    #: and their lengths (`_house_numbers`), filled on first use.
+    house: tuple[npt.NDArray[np.object_], npt.NDArray[np.int64]] | None = None
+    #: Given names: each entity's first character (its code point, -1 when missing)
+    #: and whether the name is that one character (an initial); filled on first use.
+    initials: tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]] | None = None
     #: Organisation names: `_roles_apart` of each value pair asked so far (the
     #: clustering asks the pairs of a large firm's names again and again).
     roles: dict[tuple[str, str], bool] = field(default_factory=dict)
@@ -840,15 +850,20 @@ def codes_apart(
 
 
 def _house_numbers(texts: npt.NDArray[np.object_]) -> npt.NDArray[np.object_]:
-    """The first and last token holding a digit of each address ("" when none)."""
-    out = np.full((len(texts), 2), "", dtype=object)
+    """The first and last token holding a digit of each address ("" when none, and
+    for a missing address)."""
     memo: dict[str, tuple[str, str]] = {}
-    for row, text in enumerate(texts.tolist()):
+    rows: list[tuple[str, str]] = []
+    for text in texts.tolist():
         found = memo.get(text)
         if found is None:
-            numbered = _numbered(str(text))
+            numbered = _numbered(str(text)) if text else []
             found = memo[text] = (numbered[0], numbered[-1]) if numbered else ("", "")
-        out[row] = found
+        rows.append(found)
+    out = np.full((len(rows), 2), "", dtype=object)
+    if rows:
+        out[:, 0] = [first for first, _ in rows]
+        out[:, 1] = [last for _, last in rows]
     return out
 
 
@@ -979,8 +994,9 @@ def _fill(
         out[target] = np.maximum(out[target], level)
 
     if kind in (FieldKind.DATE, FieldKind.YEAR):
-        lv = np.asarray([int(t) for t in lt], dtype=np.int64)
-        rv = np.asarray([int(t) for t in rt], dtype=np.int64)
+        if column.numbers is None:
+            column.numbers = np.asarray([int(t) if t else -1 for t in column.text], dtype=np.int64)
+        lv, rv = column.numbers[left], column.numbers[right]
         years = np.abs(lv // 10000 - rv // 10000)
         # Ten years apart is still a typo's reach (1836 -> 1846); two centuries is
         # another person, which the "different" level alone could not say.
@@ -1046,15 +1062,18 @@ def _fill(
         # they cannot say "another"). A flat's number beside the house's can match.
         alike = np.flatnonzero(ts >= 70)
         if len(alike):
-            ln, rn = _house_numbers(lt[alike]), _house_numbers(rt[alike])
+            if column.house is None:
+                numbers = _house_numbers(column.text)
+                column.house = (numbers, np.char.str_len(numbers.astype(str)).astype(np.int64))
+            house, lengths = column.house
+            ln, rn = house[left[alike]], house[right[alike]]
+            ll, rl = lengths[left[alike]], lengths[right[alike]]
             both = (ln[:, 0] != "") & (rn[:, 0] != "")
             close = {}
-            left_lengths = [np.char.str_len(ln[:, a].astype(str)) for a in range(2)]
-            right_lengths = [np.char.str_len(rn[:, b].astype(str)) for b in range(2)]
             for a in range(2):
                 for b in range(2):
                     apart = _cpdist(DamerauLevenshtein.distance, ln[:, a], rn[:, b], 2)
-                    longest = np.maximum(left_lengths[a], right_lengths[b])
+                    longest = np.maximum(ll[:, a], rl[:, b])
                     # Two mistyped copies of a number are two edits apart; that
                     # excuses only numbers of two digits ("59" / "76" for "79": any
                     # two such numbers are), not "159" / "144".
@@ -1073,11 +1092,14 @@ def _fill(
         put(jw >= 0.92, 4)
         put(alt_equal, 5)
     elif kind is FieldKind.GIVEN_NAME:
-        initials = np.asarray(
-            [(len(a) == 1 or len(b) == 1) and a[:1] == b[:1] for a, b in zip(lt, rt, strict=True)],
-            dtype=bool,
-        )
-        put(initials, 2)
+        if column.initials is None:
+            texts = [str(t) if t else "" for t in column.text.tolist()]
+            column.initials = (
+                np.asarray([ord(t[0]) if t else -1 for t in texts], dtype=np.int64),
+                np.asarray([len(t) == 1 for t in texts], dtype=bool),
+            )
+        first, lone = column.initials
+        put((lone[left] | lone[right]) & (first[left] == first[right]), 2)
         put(jw >= 0.80, 3)
         put(jw >= 0.92, 4)
         put(alt_equal, 5)
