@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from itertools import permutations
 from uuid import UUID
 
@@ -86,3 +86,21 @@ def test_the_best_attested_spelling_names_the_cluster() -> None:
         member.provenance.append(make_provenance("second"))
     for order in permutations([typo, *right]):
         assert choose_canonical(order).name == "Charles Babbage"
+
+
+def test_a_merge_keeps_each_observation_once_and_every_distinct_one() -> None:
+    """Catches the provenance union keying on less than every field (two observations
+    of one record at two offsets of the same instant, or in two chunks, are two)."""
+    when = datetime(2026, 1, 1, tzinfo=UTC)
+    seen = Provenance(observed_at=when, method="record", source_id="people.csv#1")
+    others = [
+        seen.model_copy(update={"observed_at": when.astimezone(timezone(timedelta(hours=1)))}),
+        seen.model_copy(update={"chunk_index": 2}),
+        seen.model_copy(update={"model": "m"}),
+        seen.model_copy(update={"char_start": 0, "char_end": 3}),
+    ]
+    a, b = make_entity(name="Ada"), make_entity(name="Ada")
+    a.provenance[:] = [seen, *others[:2]]
+    b.provenance[:] = [seen.model_copy(), *others[2:]]
+    merged = resolve_fields([a, b]).entity
+    assert len(merged.provenance) == 1 + len(others)
