@@ -238,12 +238,16 @@ def _values(entities: Sequence[Entity], key: str) -> list[str]:
     return out
 
 
-def _share(values: Sequence[str], test: Callable[[str], object]) -> float:
+def _share(
+    values: Sequence[str], test: Callable[[str], object], counts: Counter[str] | None = None
+) -> float:
     """Share of `values` passing `test`, each distinct value tested once (towns,
-    dates and names repeat: detection took a third of a 5k-record consolidate)."""
+    dates and names repeat: detection took a third of a 5k-record consolidate).
+    `counts`, `values` counted, when the caller asks several tests of them."""
     if not values:
         return 0.0
-    return sum(n for v, n in Counter(values).items() if test(v)) / len(values)
+    counted = Counter(values) if counts is None else counts
+    return sum(n for v, n in counted.items() if test(v)) / len(values)
 
 
 def _hint(key: str, hints: Sequence[str]) -> bool:
@@ -353,28 +357,37 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
     separator = list_separator(values) if key != NAME_FIELD else None
     if separator is not None:
         return FieldKind.LIST, f"several values in one cell, separated by {separator!r}"
-    distinct = len(set(values))
+    counts = Counter(values)
+    distinct = len(counts)
     ratio = distinct / len(values)
     # A generational suffix is no word of the name: "Tooth Jr" is a one-word surname.
-    tokens = [sum(t.lower().strip(".") not in NAME_SUFFIXES for t in v.split()) for v in values]
-    mean_tokens = sum(tokens) / len(tokens)
-    digit_share = _share(values, lambda v: any(c.isdigit() for c in v))
-    alpha_share = _share(values, lambda v: any(c.isalpha() for c in v))
-    if _share(values, _EMAIL.match) >= SHAPE_SHARE:
+    words = sum(
+        n * sum(t.lower().strip(".") not in NAME_SUFFIXES for t in v.split())
+        for v, n in counts.items()
+    )
+    mean_tokens = words / len(values)
+    digit_share = _share(values, lambda v: any(c.isdigit() for c in v), counts)
+    alpha_share = _share(values, lambda v: any(c.isalpha() for c in v), counts)
+    if _share(values, _EMAIL.match, counts) >= SHAPE_SHARE:
         return FieldKind.EMAIL, "values look like e-mail addresses"
-    if _share(values, _WEBSITE.match) >= SHAPE_SHARE:
+    if _share(values, _WEBSITE.match, counts) >= SHAPE_SHARE:
         return FieldKind.WEBSITE, "values look like web addresses"
     # A date holds its year's digits, so a column mostly without digits is no date.
-    if digit_share >= SHAPE_SHARE and _share(values, _is_date) >= SHAPE_SHARE:
+    if digit_share >= SHAPE_SHARE and _share(values, _is_date, counts) >= SHAPE_SHARE:
         if alpha_share < 0.99:
             return FieldKind.DATE, "values parse as dates"
         return FieldKind.DATE, "values parse as written-out dates"
-    postcode_shaped = _share(values, lambda v: _POSTCODE.match(v) is not None) >= SHAPE_SHARE
+    postcode_shaped = (
+        _share(values, lambda v: _POSTCODE.match(v) is not None, counts) >= SHAPE_SHARE
+    )
     if postcode_shaped and digit_share >= SHAPE_SHARE and _hint(key, _POSTCODE_HINTS):
         # Digits alone ("2600", "90210") look like a year or any code; the name tells.
         return FieldKind.POSTCODE, "short codes in a column named for postcodes"
     span = _int_range(values)
-    if span is None and _share(values, lambda v: _AMOUNT.match(v) is not None) >= SHAPE_SHARE:
+    if (
+        span is None
+        and _share(values, lambda v: _AMOUNT.match(v) is not None, counts) >= SHAPE_SHARE
+    ):
         # Two listings of one thing differ in price by a few percent; no level here
         # compares numbers by how far apart they are.
         return FieldKind.IGNORE, "amounts with decimals (prices, measures)"
@@ -388,7 +401,7 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
         values,
         lambda v: _PHONE_CHARS.match(v) is not None and 7 <= sum(c.isdigit() for c in v) <= 15,
     )
-    if phone_like >= SHAPE_SHARE and _share(values, lambda v: not v.isdigit()) >= 0.5:
+    if phone_like >= SHAPE_SHARE and _share(values, lambda v: not v.isdigit(), counts) >= 0.5:
         return FieldKind.PHONE, "digits with phone separators, 7 to 15 digits"
     if phone_like >= SHAPE_SHARE and _named(key, _PHONE_WORDS):
         # A voter roll writes "9195551234": a household's shared line, not an id.
@@ -412,7 +425,7 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
         if distinct <= 12 or ratio <= 0.05:
             return FieldKind.CATEGORY, f"{distinct} distinct codes of one length"
     if (
-        _share(values, lambda v: _CODE.match(v) is not None and len(v) >= 4) >= SHAPE_SHARE
+        _share(values, lambda v: _CODE.match(v) is not None and len(v) >= 4, counts) >= SHAPE_SHARE
         and digit_share >= SHAPE_SHARE
         and ratio >= 0.3
     ):
@@ -428,7 +441,7 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
     if key != NAME_FIELD and digit_share >= 0.5 and mean_tokens >= 2 and alpha_share >= SHAPE_SHARE:
         # The entity's own name with digits is a product's or a paper's title.
         return FieldKind.ADDRESS, "words with house numbers"
-    streets = _share(values, names_a_street)
+    streets = _share(values, names_a_street, counts)
     if key != NAME_FIELD and streets >= STREET_SHARE:
         return FieldKind.ADDRESS, f"street names ({streets:.0%} name a street type)"
     addressed = streets >= STREET_SHARE and digit_share >= 0.5
