@@ -163,9 +163,9 @@ async def build(
                 ],
                 tenant,
             )
-    # The lexicon is filed on the first lexical read; filed here, the build pays for it.
+    # Keys are filed on the first read of them; filed here, the build pays for it.
     for tenant in (TENANT, NOISE_TENANT):
-        await graph.settle_lexicon(tenant)
+        await graph.settle_keys(tenant)
     return graph, vectors, time.perf_counter() - started
 
 

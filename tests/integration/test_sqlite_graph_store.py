@@ -127,6 +127,34 @@ async def test_a_file_written_before_the_lexicon_gets_it_filled_on_open(tmp_path
         second.close()
 
 
+async def test_a_queue_of_the_lexicon_only_version_is_carried_over_on_open(
+    tmp_path: Path,
+) -> None:
+    """A file whose writes were queued under the queue's first name
+    (`graph_lexicon_pending`) must still file them: dropping that queue would leave its
+    entities out of the lexicon and out of blocking-key lookups for good."""
+    path = tmp_path / "redstring.db"
+    tenant = other_tenant()
+    ada = make_entity(tenant_id=tenant, name="Ada Lovelace")
+    first = open_connection(path)
+    await SqliteGraphStore(first).upsert_entities([ada], tenant)
+    with transaction(first) as conn:
+        conn.execute("ALTER TABLE graph_keys_pending RENAME TO graph_lexicon_pending")
+    first.close()
+
+    second = open_connection(path)
+    try:
+        reopened = SqliteGraphStore(second)
+        found = await reopened.lexical_candidates(["w:love"], tenant, limit=10)
+        assert [c.entity_id for c in found] == [ada.id]
+        [key] = [k for k in ada.blocking_keys if k.startswith("p:")]
+        assert [e.id for e in (await reopened.find_by_blocking_keys([key], tenant))[key]] == [
+            ada.id
+        ]
+    finally:
+        second.close()
+
+
 async def test_when_every_block_overflows_the_rarest_is_read_in_part(tmp_path: Path) -> None:
     """Block sizes are counted only up to the limit; when all overflow, the store must
     still find the rarest (here the alphabetically later key) to read in part."""

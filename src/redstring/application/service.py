@@ -130,8 +130,8 @@ class WorkspaceService:
 
         async def written() -> T:
             result = await use(workspace)
-            # Readers search inside a snapshot and cannot file the lexicon themselves.
-            await workspace.settle_lexicon()
+            # Readers search inside a snapshot and cannot file the graph's keys themselves.
+            await workspace.settle_keys()
             return result
 
         return asyncio.run(written())

@@ -185,13 +185,13 @@ class Workspace:
         self.set_setting(f"tenant:{name}", str(tenant))
         return tenant
 
-    async def settle_lexicon(self) -> None:
-        """File what each registered tenant's lexicon has pending: an SQLite graph
-        files entities on their first lexical read, not on write
-        (`SqliteGraphStore.settle_lexicon`); the other stores file on write."""
+    async def settle_keys(self) -> None:
+        """File the keys each registered tenant has pending: an SQLite graph files an
+        entity's blocking keys and lexicon rows on their first read, not on write
+        (`SqliteGraphStore.settle_keys`); the other stores file on write."""
         if isinstance(self.graph, SqliteGraphStore):
             for name in self.tenant_names():
-                await self.graph.settle_lexicon(tenant_id_for(name))
+                await self.graph.settle_keys(tenant_id_for(name))
 
     def tenant(self, name: str) -> TenantId:
         """The id of a registered tenant; `NotFoundError` naming the known ones otherwise."""

@@ -88,13 +88,15 @@ _SCHEMA = (
     ) WITHOUT ROWID""",
     """CREATE INDEX IF NOT EXISTS graph_lexicon_blocks_entity
         ON graph_lexicon_blocks (tenant_id, entity_id)""",
-    # Entities written since the lexicon last filed them: filed by the next lexical
-    # read (`settle_lexicon`), not by the write. A consolidation deletes most of the
-    # records an ingest wrote, so filing each record's ~6 lexicon rows at ingest and
-    # unfiling them at its merge was most of the lexicon's cost (people-febrl 10k
-    # through the CLI: 0.43 s of a 1.7 s ingest, 0.2 s of consolidate); filed on
-    # first read, only the surviving entities are, once.
-    """CREATE TABLE IF NOT EXISTS graph_lexicon_pending (
+    # Entities written since their keys were last filed: their blocking keys and
+    # lexicon rows are filed by the next read of either (`settle_keys`), not by the
+    # write. A consolidation deletes most of the records an ingest wrote, so filing
+    # each record's ~3 blocking keys and ~6 lexicon rows at ingest and unfiling them
+    # at its merge was most of what both cost (people-febrl 10k through the CLI: the
+    # lexicon 0.43 s of a 1.7 s ingest, the blocking keys 0.26 s of what remained,
+    # and ~0.5 s of consolidate between them); filed on first read, only the
+    # surviving entities are, once.
+    """CREATE TABLE IF NOT EXISTS graph_keys_pending (
         tenant_id TEXT NOT NULL,
         entity_id TEXT NOT NULL,
         PRIMARY KEY (tenant_id, entity_id)
@@ -140,6 +142,16 @@ class SqliteGraphStore:
             ).fetchone()
             for statement in _SCHEMA:
                 conn.execute(statement)
+            if conn.execute(
+                """SELECT 1 FROM sqlite_master
+                   WHERE type = 'table' AND name = 'graph_lexicon_pending'"""
+            ).fetchone():
+                # The queue's first name, when it held lexicon rows only: its entities'
+                # blocking keys were filed on write, so refiling them is harmless.
+                conn.execute(
+                    "INSERT OR IGNORE INTO graph_keys_pending SELECT * FROM graph_lexicon_pending"
+                )
+                conn.execute("DROP TABLE graph_lexicon_pending")
             if had_lexicon is None:
                 conn.execute("DROP TABLE IF EXISTS graph_lexicon_keys")
                 conn.execute("DROP TABLE IF EXISTS graph_lexicon")
@@ -149,6 +161,25 @@ class SqliteGraphStore:
                     by_tenant.setdefault(entity.tenant_id, []).append(entity)
                 for tenant_entities in by_tenant.values():
                     self._file_lexicon(tenant_entities)
+
+    def _file_keys(self, entities: Sequence[Entity]) -> None:
+        """(Re)file `entities` (distinct ids of one tenant) under their blocking keys and
+        in the lexicon; the caller holds the transaction."""
+        if not entities:
+            return
+        tenant = str(entities[0].tenant_id)
+        for chunk in _chunks([str(entity.id) for entity in entities]):
+            self._conn.execute(
+                f"""DELETE FROM graph_blocking_keys
+                    WHERE tenant_id = ? AND entity_id IN ({_marks(chunk)})""",
+                (tenant, *chunk),
+            )
+        self._conn.executemany(
+            """INSERT OR IGNORE INTO graph_blocking_keys (tenant_id, key, entity_id)
+               VALUES (?, ?, ?)""",
+            [(tenant, key, str(entity.id)) for entity in entities for key in entity.blocking_keys],
+        )
+        self._file_lexicon(entities)
 
     def _file_lexicon(self, entities: Sequence[Entity]) -> None:
         """(Re)file `entities` (distinct ids of one tenant) in the lexicon; the caller
@@ -183,12 +214,6 @@ class SqliteGraphStore:
         latest = {str(entity.id): entity for entity in entities}
         ids = sorted(latest)
         with transaction(self._conn) as conn:
-            for chunk in _chunks(ids):
-                conn.execute(
-                    f"""DELETE FROM graph_blocking_keys
-                        WHERE tenant_id = ? AND entity_id IN ({_marks(chunk)})""",
-                    (tenant, *chunk),
-                )
             conn.executemany(
                 """INSERT INTO graph_entities (tenant_id, id, entity_type, body)
                    VALUES (?, ?, ?, ?)
@@ -205,30 +230,22 @@ class SqliteGraphStore:
                 ],
             )
             conn.executemany(
-                """INSERT OR IGNORE INTO graph_blocking_keys (tenant_id, key, entity_id)
-                   VALUES (?, ?, ?)""",
-                [
-                    (tenant, key, entity_id)
-                    for entity_id in ids
-                    for key in latest[entity_id].blocking_keys
-                ],
-            )
-            conn.executemany(
-                """INSERT OR IGNORE INTO graph_lexicon_pending (tenant_id, entity_id)
+                """INSERT OR IGNORE INTO graph_keys_pending (tenant_id, entity_id)
                    VALUES (?, ?)""",
                 [(tenant, entity_id) for entity_id in ids],
             )
 
-    async def settle_lexicon(self, tenant_id: TenantId) -> int:
-        """File the tenant's entities written since its lexicon was last read (their
-        earlier rows, if any, replaced); how many. Every lexical read does it first;
-        a writer calls it so that readers inside a snapshot, which cannot write, find
-        nothing left to file (`WorkspaceService`), and a benchmark so that its first
-        query does not pay for the build."""
+    async def settle_keys(self, tenant_id: TenantId) -> int:
+        """File the blocking keys and lexicon rows of the tenant's entities written
+        since they were last read (their earlier rows, if any, replaced); how many
+        entities. Every read of either does it first; a writer calls it so that
+        readers inside a snapshot, which cannot write, find nothing left to file
+        (`WorkspaceService`), and a benchmark so that its first query does not pay
+        for the build."""
         tenant = str(tenant_id)
         if (
             self._conn.execute(
-                "SELECT 1 FROM graph_lexicon_pending WHERE tenant_id = ? LIMIT 1", (tenant,)
+                "SELECT 1 FROM graph_keys_pending WHERE tenant_id = ? LIMIT 1", (tenant,)
             ).fetchone()
             is None
         ):
@@ -239,7 +256,7 @@ class SqliteGraphStore:
             pending = [
                 row[0]
                 for row in conn.execute(
-                    "SELECT entity_id FROM graph_lexicon_pending WHERE tenant_id = ?", (tenant,)
+                    "SELECT entity_id FROM graph_keys_pending WHERE tenant_id = ?", (tenant,)
                 )
             ]
             # A pending id no longer stored was deleted, its rows with it (`delete_entities`).
@@ -252,8 +269,8 @@ class SqliteGraphStore:
                     (tenant, *chunk),
                 )
             ]
-            self._file_lexicon(entities)
-            conn.execute("DELETE FROM graph_lexicon_pending WHERE tenant_id = ?", (tenant,))
+            self._file_keys(entities)
+            conn.execute("DELETE FROM graph_keys_pending WHERE tenant_id = ?", (tenant,))
         return len(entities)
 
     def _resolved(self, entity_id: EntityId, tenant_id: TenantId) -> EntityId:
@@ -300,6 +317,8 @@ class SqliteGraphStore:
         self, keys: Sequence[str], tenant_id: TenantId
     ) -> dict[str, list[Entity]]:
         result: dict[str, list[Entity]] = {key: [] for key in keys}
+        if not self._conn.in_transaction:
+            await self.settle_keys(tenant_id)  # as `lexical_candidates` does
         for chunk in _chunks(list(result)):
             rows = self._conn.execute(
                 f"""SELECT k.key, e.body
@@ -320,8 +339,8 @@ class SqliteGraphStore:
             return []
         if not self._conn.in_transaction:
             # Inside a transaction (a served read's snapshot) the store cannot write:
-            # the writer settled the lexicon after its last write (`WorkspaceService`).
-            await self.settle_lexicon(tenant_id)
+            # the writer settled the keys after its last write (`WorkspaceService`).
+            await self.settle_keys(tenant_id)
         tenant = str(tenant_id)
         unique = list(dict.fromkeys(keys))
         sizes = self._block_sizes(tenant, unique, limit + 1)
@@ -626,7 +645,7 @@ class SqliteGraphStore:
                 "graph_aliases",
                 "graph_relationships",
                 "graph_lexicon_blocks",
-                "graph_lexicon_pending",
+                "graph_keys_pending",
             ):
                 conn.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (str(tenant_id),))
 
