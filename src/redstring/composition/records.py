@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 from uuid import uuid5
 
+from redstring.consolidation.heap import run_heap
 from redstring.consolidation.kinds import column_words, name_part
 from redstring.domain.entity import Entity, key_name, named_by_key
 from redstring.domain.exceptions import InvalidInputError, UnreadableFileError
@@ -355,6 +356,40 @@ async def import_records(
     # Without model calls inside, several batches commit together: each commit is a
     # sync to disk (people-export-10k: 1.44 s with one per batch, 1.22 s with one).
     per_commit = BATCH * (BATCHES_PER_COMMIT if embeddings is None else 1)
+    with run_heap():
+        await _import_batches(
+            records,
+            per_commit,
+            workspace=workspace,
+            tenant_id=tenant_id,
+            source_id=source_id,
+            mapping=mapping,
+            observed_at=observed_at,
+            embeddings=embeddings,
+            known=known,
+            report=report,
+            repeated=repeated,
+            progress=progress,
+        )
+    return report
+
+
+async def _import_batches(
+    records: Sequence[Mapping[str, JsonValue]],
+    per_commit: int,
+    *,
+    workspace: Workspace,
+    tenant_id: TenantId,
+    source_id: str,
+    mapping: RecordMapping,
+    observed_at: datetime,
+    embeddings: EmbeddingProvider | None,
+    known: VectorCache,
+    report: ImportReport,
+    repeated: Collection[int],
+    progress: Callable[[int, int], None] | None,
+) -> None:
+    """`import_records`' batches, `per_commit` records a transaction."""
     for first in range(0, len(records), per_commit):
         with workspace.atomic():
             for start in range(first, min(len(records), first + per_commit), BATCH):
@@ -373,7 +408,6 @@ async def import_records(
                 )
                 if progress is not None:
                     progress(min(start + BATCH, len(records)), len(records))
-    return report
 
 
 async def _import_batch(
