@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from redstring.domain.entity import named_by_key
@@ -103,13 +102,10 @@ def _provenance_key(item: Provenance) -> tuple[str, str, int, int, int, str]:
 
 
 def _provenance_identity(item: Provenance) -> tuple[object, ...]:
-    """Every field of an observation, a time as written (with its offset): equal
-    exactly when the two serialise alike. A tuple, not the JSON: merging 45k records
-    serialised each record's provenance."""
-    return tuple(
-        value.isoformat() if isinstance(value, datetime) else value
-        for value in item.__dict__.values()
-    )
+    """Every field of an observation, and its time's offset (aware times compare as
+    instants): equal exactly when the two serialise alike. A tuple, not the JSON:
+    merging 45k records serialised each record's provenance."""
+    return (*item.__dict__.values(), item.observed_at.utcoffset())
 
 
 def resolve_fields(members: Sequence[Entity]) -> ResolvedFields:
