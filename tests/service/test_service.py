@@ -119,3 +119,35 @@ async def test_a_served_file_gets_the_vectors_its_records_lack_before_serving(
     assert await service.fill_vectors() == 3
     assert await service.read(vectors) == 3
     assert await service.fill_vectors() == 0
+
+
+async def test_records_ingested_outside_a_served_workspace_without_a_model_are_found(
+    tmp_path: Path,
+) -> None:
+    """Catches a served file whose keys the CLI left unfiled (an SQLite graph files
+    them on first read, and served reads cannot write) staying unsearchable when the
+    workspace has no embedding model to fill vectors for, so nothing wrote first."""
+    from redstring.application.workspaces import Embedder, create_workspace, open_workspace
+    from redstring.domain.retrieval import RetrievalMode
+
+    db = tmp_path / "lexical.db"
+    create_workspace(db, Embedder.NONE, "acme")
+    with open_workspace(db) as workspace:
+        await use_cases.ingest_records(
+            PEOPLE, workspace, workspace.tenant("acme"), source_id="people.csv",
+            mapping=RecordMapping(type_field="type", id_field="id"),
+        )  # fmt: skip
+    served = WorkspaceService(db, readers=1)
+    try:
+        await served.fill_vectors()  # what serving does before its first request
+        tenant_id = await served.tenant("acme")
+
+        async def search(workspace: Workspace) -> list[str]:
+            found = await use_cases.search(
+                workspace, tenant_id, "Grace Hopper", embeddings=None, mode=RetrievalMode.LEXICAL
+            )
+            return [match.entity.name for match in found.matches]
+
+        assert "Grace Hopper" in await served.read(search)
+    finally:
+        served.close()

@@ -129,10 +129,12 @@ class WorkspaceService:
         workspace = self._workspace()
 
         async def written() -> T:
-            result = await use(workspace)
-            # Readers search inside a snapshot and cannot file the graph's keys themselves.
-            await workspace.settle_keys()
-            return result
+            try:
+                return await use(workspace)
+            finally:
+                # Readers search inside a snapshot and cannot file the graph's keys
+                # themselves; a write that failed half-way may have queued some too.
+                await workspace.settle_keys()
 
         return asyncio.run(written())
 
@@ -149,14 +151,13 @@ class WorkspaceService:
     async def fill_vectors(self) -> int:
         """Embed every tenant's live entities that have no vector yet (records
         ingested by the CLI are embedded by their first search), before serving:
-        searches run on reader threads and never write."""
+        searches run on reader threads and never write. A write even without a model:
+        the writer then files the keys the CLI left to the first read (ADR 0019)."""
         embeddings = self.embeddings
-        if embeddings is None:
-            return 0
 
         async def fill(workspace: Workspace) -> int:
             done = 0
-            for name in workspace.tenant_names():
+            for name in workspace.tenant_names() if embeddings is not None else []:
                 done += await use_cases.fill_vectors(workspace, workspace.tenant(name), embeddings)
             return done
 
