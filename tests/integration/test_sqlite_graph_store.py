@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import pytest
@@ -153,6 +154,31 @@ async def test_a_queue_of_the_lexicon_only_version_is_carried_over_on_open(
         ]
     finally:
         second.close()
+
+
+async def test_a_read_does_not_wait_for_another_writers_lock_to_file_keys(
+    tmp_path: Path,
+) -> None:
+    """Catches a search blocked (then failing with "database is locked") while another
+    process holds the write lock, because the keys it would file need that lock: it
+    reads what is filed, and the next read once the lock is free files the rest."""
+    path = tmp_path / "redstring.db"
+    tenant = other_tenant()
+    ada = make_entity(tenant_id=tenant, name="Ada Lovelace")
+    reader, writer = open_connection(path), open_connection(path)
+    try:
+        store = SqliteGraphStore(reader)
+        await store.upsert_entities([ada], tenant)
+        writer.execute("BEGIN IMMEDIATE")
+        started = time.perf_counter()
+        assert await store.lexical_candidates(["w:love"], tenant, limit=10) == []
+        assert time.perf_counter() - started < 1.0
+        writer.rollback()
+        found = await store.lexical_candidates(["w:love"], tenant, limit=10)
+        assert [c.entity_id for c in found] == [ada.id]
+    finally:
+        reader.close()
+        writer.close()
 
 
 async def test_when_every_block_overflows_the_rarest_is_read_in_part(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ from redstring.domain.lexical import (
     choose_blocks,
 )
 from redstring.domain.relationship import Relationship
-from redstring.storage.sqlite import transaction
+from redstring.storage.sqlite import BUSY_TIMEOUT_MS, OperationalError, transaction
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -273,6 +273,23 @@ class SqliteGraphStore:
             conn.execute("DELETE FROM graph_keys_pending WHERE tenant_id = ?", (tenant,))
         return len(entities)
 
+    async def _settle_for_read(self, tenant_id: TenantId) -> None:
+        """`settle_keys` before a read of the keys, when this connection may write
+        now. Inside a transaction (a served read's snapshot) it cannot: the service's
+        writer settled after its last write. While another connection holds the write
+        lock (a consolidation commits every few thousand merges) a search does not
+        wait for it: it reads the keys as filed, and a later read files the rest."""
+        if self._conn.in_transaction:
+            return
+        self._conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            await self.settle_keys(tenant_id)
+        except OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+        finally:
+            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
     def _resolved(self, entity_id: EntityId, tenant_id: TenantId) -> EntityId:
         row = self._conn.execute(
             "SELECT canonical_id FROM graph_aliases WHERE tenant_id = ? AND alias_id = ?",
@@ -317,8 +334,7 @@ class SqliteGraphStore:
         self, keys: Sequence[str], tenant_id: TenantId
     ) -> dict[str, list[Entity]]:
         result: dict[str, list[Entity]] = {key: [] for key in keys}
-        if not self._conn.in_transaction:
-            await self.settle_keys(tenant_id)  # as `lexical_candidates` does
+        await self._settle_for_read(tenant_id)
         for chunk in _chunks(list(result)):
             rows = self._conn.execute(
                 f"""SELECT k.key, e.body
@@ -337,10 +353,7 @@ class SqliteGraphStore:
     ) -> list[LexicalCandidate]:
         if limit < 1 or not keys:
             return []
-        if not self._conn.in_transaction:
-            # Inside a transaction (a served read's snapshot) the store cannot write:
-            # the writer settled the keys after its last write (`WorkspaceService`).
-            await self.settle_keys(tenant_id)
+        await self._settle_for_read(tenant_id)
         tenant = str(tenant_id)
         unique = list(dict.fromkeys(keys))
         sizes = self._block_sizes(tenant, unique, limit + 1)
