@@ -181,6 +181,22 @@ async def test_a_read_does_not_wait_for_another_writers_lock_to_file_keys(
         writer.close()
 
 
+async def test_keys_written_inside_a_callers_transaction_are_read_inside_it(
+    connection: Connection,
+) -> None:
+    """Catches the keys filed on first read being skipped inside a caller's write
+    transaction: what it has just written must be found before it commits."""
+    tenant = other_tenant()
+    ada = make_entity(tenant_id=tenant, name="Ada Lovelace")
+    store = SqliteGraphStore(connection)
+    with transaction(connection):
+        await store.upsert_entities([ada], tenant)
+        found = await store.lexical_candidates(["w:love"], tenant, limit=10)
+        assert [c.entity_id for c in found] == [ada.id]
+        [key] = [k for k in ada.blocking_keys if k.startswith("p:")]
+        assert [e.id for e in (await store.find_by_blocking_keys([key], tenant))[key]] == [ada.id]
+
+
 async def test_when_every_block_overflows_the_rarest_is_read_in_part(tmp_path: Path) -> None:
     """Block sizes are counted only up to the limit; when all overflow, the store must
     still find the rarest (here the alphabetically later key) to read in part."""

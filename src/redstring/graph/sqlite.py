@@ -275,12 +275,11 @@ class SqliteGraphStore:
 
     async def _settle_for_read(self, tenant_id: TenantId) -> None:
         """`settle_keys` before a read of the keys, when this connection may write
-        now. Inside a transaction (a served read's snapshot) it cannot: the service's
-        writer settled after its last write. While another connection holds the write
-        lock (a consolidation commits every few thousand merges) a search does not
-        wait for it: it reads the keys as filed, and a later read files the rest."""
-        if self._conn.in_transaction:
-            return
+        now: inside a caller's write transaction too (what it just wrote is found).
+        While another connection holds the write lock (a consolidation commits every
+        few thousand merges), or inside a read snapshot another writer has moved past
+        (a served read: the service's writer settles after each write), the read does
+        not wait: it reads the keys as filed, and a later read files the rest."""
         self._conn.execute("PRAGMA busy_timeout = 0")
         try:
             await self.settle_keys(tenant_id)
