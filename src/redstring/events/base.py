@@ -14,7 +14,6 @@ puts it back.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -53,8 +52,7 @@ class DomainEvent(BaseModel):
         except ValueError:  # pydantic's serialisation error (a lone surrogate, say)
             text = None
         if text is None or "NaN" in text or "Infinity" in text:
-            payload = self.model_dump(mode="json", exclude={"tenant_id"})
-            return json.dumps(payload, allow_nan=False, ensure_ascii=False, sort_keys=True)
+            return self.to_new_event().payload_json()
         return text
 
     def to_new_event(self) -> NewEvent:

@@ -243,12 +243,7 @@ class SqliteGraphStore:
         (`WorkspaceService`), and a benchmark so that its first query does not pay
         for the build."""
         tenant = str(tenant_id)
-        if (
-            self._conn.execute(
-                "SELECT 1 FROM graph_keys_pending WHERE tenant_id = ? LIMIT 1", (tenant,)
-            ).fetchone()
-            is None
-        ):
+        if not self._queued(tenant):
             return 0
         with transaction(self._conn) as conn:
             # Read under the write lock: ids another writer queues meanwhile wait for
@@ -280,6 +275,8 @@ class SqliteGraphStore:
         few thousand merges), or inside a read snapshot another writer has moved past
         (a served read: the service's writer settles after each write), the read does
         not wait: it reads the keys as filed, and a later read files the rest."""
+        if not self._queued(str(tenant_id)):
+            return  # most reads: no pragma round trip
         self._conn.execute("PRAGMA busy_timeout = 0")
         try:
             await self.settle_keys(tenant_id)
@@ -288,6 +285,15 @@ class SqliteGraphStore:
                 raise
         finally:
             self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+    def _queued(self, tenant: str) -> bool:
+        """Whether any of the tenant's entities wait for their keys to be filed."""
+        return (
+            self._conn.execute(
+                "SELECT 1 FROM graph_keys_pending WHERE tenant_id = ? LIMIT 1", (tenant,)
+            ).fetchone()
+            is not None
+        )
 
     def _resolved(self, entity_id: EntityId, tenant_id: TenantId) -> EntityId:
         row = self._conn.execute(
