@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
+    from redstring.domain.entity import Entity
     from redstring.ports.graph_store import GraphStore
     from redstring.storage.sqlite import Connection
 
@@ -107,22 +108,32 @@ async def test_a_large_batch_crosses_the_bound_parameter_chunks(connection: Conn
     assert await store.count_entities(tenant) == 103
 
 
+async def _ada_written_then(path: Path, statement: str, *, settled: bool) -> Entity:
+    """Ada written to a file at `path` (her keys filed when `settled`), then `statement`
+    run on it: a file as an earlier version of the schema left it."""
+    ada = make_entity(tenant_id=other_tenant(), name="Ada Lovelace")
+    first = open_connection(path)
+    try:
+        store = SqliteGraphStore(first)
+        await store.upsert_entities([ada], ada.tenant_id)
+        if settled:
+            await store.settle_keys(ada.tenant_id)
+        with transaction(first) as conn:
+            conn.execute(statement)
+    finally:
+        first.close()
+    return ada
+
+
 async def test_a_file_written_before_the_lexicon_gets_it_filled_on_open(tmp_path: Path) -> None:
     """Workspaces made before `graph_lexicon_blocks` existed must retrieve lexically without a
     replay: opening the store fills it from the stored entities, once."""
     path = tmp_path / "redstring.db"
-    tenant = other_tenant()
-    ada = make_entity(tenant_id=tenant, name="Ada Lovelace")
-    first = open_connection(path)
-    await SqliteGraphStore(first).upsert_entities([ada], tenant)
-    with transaction(first) as conn:
-        conn.execute("DROP TABLE graph_lexicon_blocks")
-    first.close()
-
+    ada = await _ada_written_then(path, "DROP TABLE graph_lexicon_blocks", settled=True)
     second = open_connection(path)
     try:
         reopened = SqliteGraphStore(second)
-        found = await reopened.lexical_candidates(["w:love"], tenant, limit=10)
+        found = await reopened.lexical_candidates(["w:love"], ada.tenant_id, limit=10)
         assert [c.entity_id for c in found] == [ada.id]
     finally:
         second.close()
@@ -135,14 +146,10 @@ async def test_a_queue_of_the_lexicon_only_version_is_carried_over_on_open(
     (`graph_lexicon_pending`) must still file them: dropping that queue would leave its
     entities out of the lexicon and out of blocking-key lookups for good."""
     path = tmp_path / "redstring.db"
-    tenant = other_tenant()
-    ada = make_entity(tenant_id=tenant, name="Ada Lovelace")
-    first = open_connection(path)
-    await SqliteGraphStore(first).upsert_entities([ada], tenant)
-    with transaction(first) as conn:
-        conn.execute("ALTER TABLE graph_keys_pending RENAME TO graph_lexicon_pending")
-    first.close()
-
+    ada = await _ada_written_then(
+        path, "ALTER TABLE graph_keys_pending RENAME TO graph_lexicon_pending", settled=False
+    )
+    tenant = ada.tenant_id
     second = open_connection(path)
     try:
         reopened = SqliteGraphStore(second)
