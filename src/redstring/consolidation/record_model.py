@@ -59,7 +59,8 @@ if TYPE_CHECKING:
 #: Random pairs sampled to estimate u. A workspace with at most four times as many
 #: pairs in all has u counted over every pair instead: exact, and no longer a draw
 #: (a 1k-record set's F1 moved by 0.003 with the sample); counted by distinct value
-#: pairs (`_every_pair_counts`), that costs less than the sample would.
+#: pairs (`_every_pair_counts`), that costs less than the sample would -- but on a
+#: field of more value pairs than the sample, which is sampled still.
 U_SAMPLE_PAIRS = 200_000
 #: Blocks u's random pairs are drawn in (`_random_pair_blocks`).
 U_SAMPLE_BLOCKS = 4
@@ -1399,13 +1400,21 @@ def _upper_tail(z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return np.asarray([0.5 * math.erfc(value / math.sqrt(2.0)) for value in z.tolist()])
 
 
-def _every_pair_counts(columns: Sequence[FieldColumn], n: int) -> list[npt.NDArray[np.float64]]:
+def _every_pair_counts(
+    columns: Sequence[FieldColumn], n: int, seed: int
+) -> list[npt.NDArray[np.float64]]:
     """How many of the n records' pairs reach each level of each field, counted
     exactly. A field's level depends only on the two values, so each pair of
     distinct values is compared once and weighed by how many pairs hold it: a 1k-
     record FEBRL-like set has ~0.75M value pairs over its fields where its 500k
     record pairs make 4.5M comparisons. Name parts read crossed or reversed (and
-    lists) depend on more than their own two values: their pairs are compared."""
+    lists) depend on more than their own two values: their pairs are compared.
+
+    A field of more distinct values than `U_SAMPLE_PAIRS` value pairs (a name, a
+    street, a phone that nearly every record writes its own way) is counted on
+    the random pairs instead, as a larger workspace's fields are: its value pairs
+    are nearly its record pairs, and its exact count cost more than the rest
+    (restaurants: 0.82 s of training against 0.51, F1 unchanged)."""
     joint = {
         f
         for f, c in enumerate(columns)
@@ -1413,6 +1422,9 @@ def _every_pair_counts(columns: Sequence[FieldColumn], n: int) -> list[npt.NDArr
     }
     joint |= {columns[f].partner for f in joint if columns[f].partner >= 0}
     joint |= {columns[f].cross_partner for f in joint if columns[f].cross_partner >= 0}
+    sampled = {
+        f for f, c in enumerate(columns) if f not in joint and _value_pairs(c) > U_SAMPLE_PAIRS
+    }
     out: list[npt.NDArray[np.float64]] = [np.zeros(c.levels) for c in columns]
 
     def count_joint() -> None:
@@ -1427,10 +1439,32 @@ def _every_pair_counts(columns: Sequence[FieldColumn], n: int) -> list[npt.NDArr
     # and rapidfuzz let go of the GIL).
     with ThreadPoolExecutor(max_workers=1) as pool:
         joint_counted = pool.submit(count_joint) if joint else None
-        _count_value_pairs(columns, n, joint, out)
+        _count_value_pairs(columns, n, joint | sampled, out)
+        if sampled:
+            _count_sampled(columns, n, seed, sampled, out)
         if joint_counted is not None:
             joint_counted.result()
     return out
+
+
+def _value_pairs(column: FieldColumn) -> int:
+    """How many pairs of distinct values a field holds."""
+    values = int(column.codes.max()) + 1 if len(column.codes) else 0
+    return values * (values - 1) // 2
+
+
+def _count_sampled(
+    columns: Sequence[FieldColumn],
+    n: int,
+    seed: int,
+    fields: Collection[int],
+    out: list[npt.NDArray[np.float64]],
+) -> None:
+    """Level counts of `fields` over `U_SAMPLE_PAIRS` random pairs, into `out`."""
+    for sample_left, sample_right in _random_pair_blocks(n, U_SAMPLE_PAIRS, seed):
+        levels = _levels(columns, sample_left, sample_right, only=fields)
+        for f in fields:
+            out[f] += np.bincount(levels[:, f], minlength=columns[f].levels)
 
 
 def _count_value_pairs(
@@ -1470,13 +1504,10 @@ def _estimate(
     """u from random pairs (beside a generic prior), then m by EM: (m, u, EM rounds,
     bundles, the fields no session learnt)."""
     if n * (n - 1) // 2 <= U_SAMPLE_PAIRS * 4:
-        level_counts = _every_pair_counts(columns, n)
+        level_counts = _every_pair_counts(columns, n, seed)
     else:
         level_counts = [np.zeros(c.levels) for c in columns]
-        for sample_left, sample_right in _random_pair_blocks(n, U_SAMPLE_PAIRS, seed):
-            sample_levels = _levels(columns, sample_left, sample_right)
-            for f, c in enumerate(columns):
-                level_counts[f] += np.bincount(sample_levels[:, f], minlength=c.levels)
+        _count_sampled(columns, n, seed, range(len(columns)), level_counts)
     m_tables: list[npt.NDArray[np.float64]] = []
     u_tables: list[npt.NDArray[np.float64]] = []
     for f, column in enumerate(columns):
