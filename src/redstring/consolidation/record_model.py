@@ -156,6 +156,11 @@ VETO_MIN_FIELDS = 2
 FLOOR = 1e-6
 #: EM training sessions: the most selective single-field keys, each on its own field.
 TRAINING_SESSIONS = 3
+#: Pairs an EM session learns from at most: a seeded sample of those agreeing on its
+#: field beyond that. EM's few parameters need far fewer (people-50k's surname
+#: session held 525k pairs; sampled to 50k each, F1 0.9527 as before, songs 0.9799 ->
+#: 0.9794, and songs' training 6% faster, films' 12%).
+SESSION_PAIRS = 50_000
 #: A session whose matches disagree on every field that describes one entity at
 #: more than this share of the rate random pairs do has learnt a group, not an
 #: entity (`_em_sessions`).
@@ -972,6 +977,12 @@ def _em_sessions(
         pairs, _ = _session_pairs(columns[blocked])
         if len(pairs) < 10:
             continue
+        # A sampled session's matches count as many as its whole would find.
+        share = 1.0
+        if len(pairs) > SESSION_PAIRS:
+            rng = np.random.default_rng(blocked)
+            share = len(pairs) / SESSION_PAIRS
+            pairs = pairs[np.sort(rng.choice(len(pairs), SESSION_PAIRS, replace=False))]
         levels = _levels(columns, pairs[:, 0], pairs[:, 1])
         m_local = [t.copy() for t in m_tables]
         prior = 0.5
@@ -1002,7 +1013,7 @@ def _em_sessions(
         learnt.append(
             (
                 blocked,
-                float(posterior.sum()),
+                float(posterior.sum()) * share,
                 m_local,
                 _doubtful(columns, blocked, m_local, u_tables),
             )
