@@ -2526,3 +2526,40 @@ def test_a_session_of_many_pairs_learns_from_a_sample_of_them(
     assert compared[-3:] == [400, 400, 400]
     for f, column in enumerate(columns):
         assert np.abs(sampled[f] - whole[f]).max() < 0.03, column.spec.name
+
+
+def test_the_chosen_rules_new_pairs_are_compared_as_they_come_in_the_pairs_order() -> None:
+    """Catches the candidates' levels, compared batch by batch as each rule is chosen
+    (on the estimate's thread once it is free, or here when it is not), put beside
+    other pairs than their own: each batch is new, together they are the candidate
+    pairs, and their levels in the candidates' order are the pairs' own, whether the
+    other thread compared a batch or this one did."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from redstring.consolidation.comparisons import build_columns
+    from redstring.consolidation.record_model import _choose_rules, _in_pair_order, _levels
+
+    entities, _ = people(300, 3)
+    columns = build_columns(entities, detect_fields(entities).used)
+    n = len(entities)
+    batches: list[npt.NDArray[np.int64]] = []
+    _, pairs = _choose_rules(columns, n, batches.append)
+    assert len(batches) > 1
+    codes = np.concatenate([b[:, 0] * n + b[:, 1] for b in batches])
+    assert len(np.unique(codes)) == len(codes)
+    assert np.sort(codes).tolist() == (pairs[:, 0] * n + pairs[:, 1]).tolist()
+    expected = _levels(columns, pairs[:, 0], pairs[:, 1])
+    release = threading.Event()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # The worker compares the first batch; the rest wait behind a busy worker.
+        first = pool.submit(_levels, columns, batches[0][:, 0], batches[0][:, 1])
+        first.result()
+        pool.submit(release.wait)
+        parts = [(batches[0], first)] + [
+            (b, pool.submit(_levels, columns, b[:, 0], b[:, 1])) for b in batches[1:]
+        ]
+        levels = _in_pair_order(columns, parts, n)
+        release.set()
+    assert all(pending.cancelled() for _, pending in parts[1:])
+    assert np.array_equal(levels, expected)
