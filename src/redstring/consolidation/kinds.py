@@ -229,6 +229,14 @@ def field_text(entity: Entity, key: str) -> str | None:
     return _text(entity.properties.get(key))
 
 
+def column_text(entities: Sequence[Entity], key: str) -> list[str]:
+    """`field_text` of each entity, "" when missing: a whole column read at once
+    (people-50k's columns are half a million cells, a function call each saved)."""
+    if key == NAME_FIELD:
+        return [field_text(entity, key) or "" for entity in entities]
+    return [_text(entity.properties.get(key)) or "" for entity in entities]
+
+
 def _values(entities: Sequence[Entity], key: str) -> list[str]:
     out = []
     for entity in entities:
