@@ -235,13 +235,10 @@ def _date_value(raws: tuple[str, ...], kind: FieldKind) -> int | None:
 
 
 def _normalised(entities: Sequence[Entity], spec: FieldSpec) -> list[tuple[str, str]]:
-    """`_normalise` of each entity's field. Values repeat (towns, given names, the
-    duplicates themselves), so each distinct raw value is normalised once."""
+    """`_normalise` of each entity's field (`_normalise_each`)."""
     dated = spec.kind in (FieldKind.DATE, FieldKind.YEAR)
     joined = dated or spec.kind in (FieldKind.ADDRESS, FieldKind.COORDINATES)
     sources = spec.sources if joined else spec.sources[:1]
-    memo: dict[tuple[str, ...], tuple[str, str]] = {}
-    out = []
     remainder = spec.kind is FieldKind.PERSON_NAME and len(spec.sources) > 1
     # Column by column: a cell read per entity and source was a third of the time.
     needed = spec.sources if remainder else sources
@@ -250,11 +247,7 @@ def _normalised(entities: Sequence[Entity], spec: FieldSpec) -> list[tuple[str, 
     if remainder:
         parts = list(zip(*cells[1:], strict=True))
         read = ((name_remainder(cells[0][k], list(parts[k])),) for k in range(len(entities)))
-    for raws in read:
-        found = memo.get(raws)
-        if found is None:
-            found = memo[raws] = _normalise(raws, spec.kind)
-        out.append(found)
+    out = _normalise_each(read, spec.kind)
     if spec.kind is FieldKind.IDENTIFIER:
         return _codes(out)
     return out
@@ -307,6 +300,19 @@ def _ean13_check(body: str) -> str:
     """The check digit of a 12-digit EAN-13 body (ISBN-13s are EAN-13s)."""
     total = sum((1 if k % 2 == 0 else 3) * int(c) for k, c in enumerate(body))
     return str((10 - total % 10) % 10)
+
+
+def _normalise_each(raws: Iterable[tuple[str, ...]], kind: FieldKind) -> list[tuple[str, str]]:
+    """`_normalise` of each of `raws`, each distinct one once: values repeat (towns,
+    given names, the duplicates themselves; people-50k's 50k surnames hold ~7k)."""
+    memo: dict[tuple[str, ...], tuple[str, str]] = {}
+    out = []
+    for raw in raws:
+        found = memo.get(raw)
+        if found is None:
+            found = memo[raw] = _normalise(raw, kind)
+        out.append(found)
+    return out
 
 
 def _normalise(raws: tuple[str, ...], kind: FieldKind) -> tuple[str, str]:
@@ -490,14 +496,7 @@ def _cross_name_parts(
         return
     for here, there in (chosen, chosen[::-1]):
         column = columns[here]
-        # Once per distinct name: people-50k's 50k surnames hold ~7k.
-        memo: dict[str, tuple[str, str]] = {}
-        as_here = []
-        for text, _ in normalised[there]:
-            found = memo.get(text)
-            if found is None:
-                found = memo[text] = _normalise((text,), column.spec.kind)
-            as_here.append(found)
+        as_here = _normalise_each(((text,) for text, _ in normalised[there]), column.spec.kind)
         column.crossed = _column(column.spec, [*normalised[here], *as_here])
         column.cross_partner = there
         column.crossed_initials = np.asarray(

@@ -734,15 +734,13 @@ def _choose_rules(
             continue
         seen.add(signature)
         if accepted is not None and len(fresh):
-            codes = fresh.astype(np.int64)
-            accepted(np.stack([codes // max(n, 1), codes % max(n, 1)], axis=1))
+            accepted(_pairs_of(fresh, n))
         # Two sorted runs: a stable sort (timsort) merges them in linear time.
         union = np.sort(np.concatenate([union, fresh]), kind="stable")
         chosen.append(rule)
         if len(rule.parts) == 1:
             alone.add(rule.parts[0])
-    codes = union.astype(np.int64)
-    return chosen, np.stack([codes // max(n, 1), codes % max(n, 1)], axis=1)
+    return chosen, _pairs_of(union, n)
 
 
 def _over_budget(
@@ -777,6 +775,12 @@ def _code_type(n: int) -> type[np.unsignedinteger[Any]] | type[np.signedinteger[
 
 def _pair_codes(pairs: npt.NDArray[np.int64], n: int) -> npt.NDArray[Any]:
     return (pairs[:, 0] * n + pairs[:, 1]).astype(_code_type(n))
+
+
+def _pairs_of(codes: npt.NDArray[Any], n: int) -> npt.NDArray[np.int64]:
+    """The (left, right) pairs of `_pair_codes`."""
+    wide = codes.astype(np.int64)
+    return np.stack([wide // max(n, 1), wide % max(n, 1)], axis=1)
 
 
 def _missing_from(union: npt.NDArray[Any], codes: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -1318,7 +1322,7 @@ def _in_pair_order(
         fresh, pending = parts[k]
         if pending.cancel():
             done[k] = _levels(columns, fresh[:, 0], fresh[:, 1])
-    codes = np.concatenate([fresh[:, 0] * n + fresh[:, 1] for fresh, _ in parts])
+    codes = np.concatenate([_pair_codes(fresh, n) for fresh, _ in parts])
     levels = np.concatenate(
         [done[k] if k in done else pending.result() for k, (_, pending) in enumerate(parts)]
     )
