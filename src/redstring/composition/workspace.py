@@ -322,7 +322,7 @@ class Workspace:
                 vectors, log, checkpoints, model=embedding_model, fresh=fresh
             ),
             chunks=chunks,
-            chunk_projection=ChunkProjection(chunks, log, checkpoints),
+            chunk_projection=ChunkProjection(chunks, log, checkpoints, fresh=fresh),
             path=path,
             _conn=conn,
             _fresh=fresh,

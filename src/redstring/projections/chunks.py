@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from redstring.events.base import DomainEvent
     from redstring.ports.chunk_store import ChunkStore
     from redstring.ports.event_log import EventLog
+    from redstring.projections.base import FreshEvents
     from redstring.projections.checkpoints import CheckpointStore
 
 
@@ -35,8 +36,9 @@ class ChunkProjection(Projection):
         *,
         name: str = "chunks",
         batch_size: int = 256,
+        fresh: FreshEvents | None = None,
     ) -> None:
-        super().__init__(name, log, checkpoints, batch_size=batch_size)
+        super().__init__(name, log, checkpoints, batch_size=batch_size, fresh=fresh)
         self.chunks = chunks
 
     async def _clear(self, tenant_id: TenantId) -> None:

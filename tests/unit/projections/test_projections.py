@@ -25,7 +25,7 @@ from redstring.testing.projection_oracle import (
 if TYPE_CHECKING:
     from redstring.domain.entity import Entity
     from redstring.domain.ids import EntityId, TenantId
-    from redstring.domain.log import RecordedEvent
+    from redstring.domain.log import EventHeader, RecordedEvent
 
 
 async def ingest(ws: Workspace, scenario: Scenario, *, catch_up_every: int = 1) -> None:
@@ -153,15 +153,70 @@ async def test_events_a_projection_does_not_handle_only_advance_its_checkpoint()
 
 
 class CountingLog(InMemoryEventLog):
-    """Counts the reads that return payloads."""
+    """Counts the reads that return payloads, and the reads of headers that found some."""
 
     def __init__(self) -> None:
         super().__init__()
         self.full_reads = 0
+        self.header_batches = 0
 
     async def read_all(self, *, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
         self.full_reads += 1
         return await super().read_all(after=after, limit=limit)
+
+    async def read_headers(self, *, after: int = 0, limit: int | None = None) -> list[EventHeader]:
+        headers = await super().read_headers(after=after, limit=limit)
+        self.header_batches += bool(headers)
+        return headers
+
+
+async def _append_all(log: CountingLog, scenario: Scenario, fresh: FreshEvents | None) -> None:
+    """The scenario's appends into `log`; into `fresh` too when given (this process's)."""
+    for append in scenario.appends:
+        envelopes = [event.to_new_event() for event in append.events]
+        tenant = append.events[0].tenant_id
+        await log.append(
+            append.stream_id, envelopes, tenant_id=tenant, expected_version=append.expected_version
+        )
+        if fresh is not None:
+            fresh.add(append.stream_id, append.expected_version + 1, append.events)
+
+
+async def test_projections_of_one_catch_up_read_each_batch_of_headers_once() -> None:
+    """Catches projections that each read the batches the first one read (a merge-heavy
+    consolidation's headers read once per projection)."""
+    scenario = Scenario.generate(5, 60)
+    log, fresh = CountingLog(), FreshEvents()
+    graphs = [InMemoryGraphStore(), InMemoryGraphStore()]
+    projections = [
+        GraphProjection(graph, log, InMemoryCheckpointStore(), name=f"g{k}", batch_size=8,
+                        fresh=fresh)
+        for k, graph in enumerate(graphs)
+    ]  # fmt: skip
+    await _append_all(log, scenario, fresh)
+    for projection in projections:
+        await projection.catch_up()
+    batches = -(-await log.last_position() // 8)
+    assert log.header_batches == batches
+    for graph in graphs:
+        assert await store_graph_state(graph, scenario.oracle) == scenario.oracle.graph_state()
+
+
+async def test_a_projection_folds_what_another_writer_appended_after_its_last_read() -> None:
+    """Catches a kept batch of headers that hides an event appended since it was read:
+    the empty read that ended a catch-up is asked again by the next one."""
+    first = Scenario.generate(6, 60)
+    log, fresh = CountingLog(), FreshEvents()
+    graph = InMemoryGraphStore()
+    projection = GraphProjection(graph, log, InMemoryCheckpointStore(), batch_size=8, fresh=fresh)
+    await _append_all(log, first, fresh)
+    await projection.catch_up()
+    # Another writer (not this process: `fresh` hears nothing) appends more.
+    stream = f"other-{first.appends[0].stream_id}"
+    event = first.appends[0].events[0]
+    await log.append(stream, [event.to_new_event()], tenant_id=event.tenant_id, expected_version=0)
+    assert await projection.catch_up() == 1
+    assert await projection.position() == await log.last_position()
 
 
 @pytest.mark.parametrize("fresh_share", [1.0, 0.5, 0.0])
