@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from redstring.domain.entity import Entity
     from redstring.domain.ids import EntityId, RelationshipId, TenantId
     from redstring.domain.relationship import Relationship
+    from redstring.events.base import DomainEvent
 
 
 #: Merges written (and projected) per transaction (see the module docstring).
@@ -268,15 +269,25 @@ class Consolidator:
                     pending = _Unfolded()
                     stored = await self._stored(tenant_id, batch, known)
                     ids = []
+                    # Appended together before each fold: one check of every merge's new
+                    # stream and one write, not one transaction per merge.
+                    unwritten: list[tuple[str, Sequence[DomainEvent], int]] = []
                     for index, decision in enumerate(batch):
                         if pending.touches(_involved(decision)):
                             # Merges of one plan never share an entity; one that does is
                             # written over the folded earlier merge, read afresh.
+                            if unwritten:
+                                await self._workspace.append_streams(unwritten)
+                                unwritten.clear()
                             await self._workspace.catch_up()
                             pending.clear()
                             known = {}
                             stored = await self._stored(tenant_id, batch[index:], known)
-                        ids.append(await self._merge(tenant_id, decision, pending, stored))
+                        event = self._merge(tenant_id, decision, pending, stored)
+                        unwritten.append((merge_stream(event.merge_id), [event], 0))
+                        ids.append(event.merge_id)
+                    if unwritten:
+                        await self._workspace.append_streams(unwritten)
                     await self._workspace.catch_up()
                     for merge_id, decision in zip(ids, batch, strict=True):
                         report.merge_ids.append(merge_id)
@@ -325,10 +336,10 @@ class Consolidator:
             entities.update((e.id, e) for e in await graph.get_entities(missing, tenant_id))
         return _Stored(canonical=canonical, entities=entities, edges=edges)
 
-    async def _merge(
+    def _merge(
         self, tenant_id: TenantId, decision: MergeDecision, pending: _Unfolded, stored: _Stored
-    ) -> UUID:
-        """Append one merge's event; the caller folds the batch with one catch-up.
+    ) -> EntitiesMerged:
+        """One merge's event, for the caller to append and fold with its batch.
 
         The snapshot is the graph as folding the earlier merges of the batch would
         leave it: entities as `stored` (read before the batch was appended; its merges
@@ -353,9 +364,8 @@ class Consolidator:
             relationships_before=sorted(edges.values(), key=lambda r: str(r.id)),
             scores=decision.scores,
         )
-        await self._workspace.append(merge_stream(merge_id), [event], expected_version=0)
         pending.add(involved, event)
-        return merge_id
+        return event
 
 
 def _involved(decision: MergeDecision) -> list[EntityId]:

@@ -27,6 +27,7 @@ from redstring.chunks.memory import InMemoryChunkStore
 from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.domain.exceptions import InvalidInputError, NotFoundError, WorkspaceError
 from redstring.domain.ids import tenant_id_for
+from redstring.domain.log import StreamAppend
 from redstring.eventlog.memory import InMemoryEventLog
 from redstring.eventlog.sqlite import SqliteEventLog
 from redstring.graph.memory import InMemoryGraphStore
@@ -336,19 +337,25 @@ class Workspace:
         self, stream_id: str, events: Sequence[DomainEvent], *, expected_version: int
     ) -> int:
         """Append typed events of one tenant to `stream_id`; return the stream's new version."""
-        tenants = {event.tenant_id for event in events}
+        return (await self.append_streams([(stream_id, events, expected_version)]))[0]
+
+    async def append_streams(
+        self, appends: Sequence[tuple[str, Sequence[DomainEvent], int]]
+    ) -> list[int]:
+        """Append typed events of one tenant to several streams at once (all or none),
+        each `(stream_id, events, expected_version)`; return each stream's new version."""
+        tenants = {event.tenant_id for _, events, _ in appends for event in events}
         if len(tenants) > 1:
             raise InvalidInputError(f"one append must belong to one tenant, got {len(tenants)}")
         if not tenants:
             raise InvalidInputError("an append needs at least one event (it names the tenant)")
-        version = await self.log.append(
-            stream_id,
-            events,
+        versions = await self.log.append_streams(
+            [StreamAppend(stream_id, events, expected) for stream_id, events, expected in appends],
             tenant_id=tenants.pop(),
-            expected_version=expected_version,
         )
-        self._fresh.add(stream_id, expected_version + 1, events)
-        return version
+        for stream_id, events, expected in appends:
+            self._fresh.add(stream_id, expected + 1, events)
+        return versions
 
     async def catch_up(self) -> None:
         """Fold everything appended since the last catch-up into every store."""

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from redstring.domain.ids import TenantId
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 class NewEvent(BaseModel):
@@ -43,6 +46,15 @@ class Appendable(Protocol):
     def payload_json(self) -> str:
         """The payload as JSON text; `ValueError` or `TypeError` when it is not JSON."""
         ...
+
+
+class StreamAppend(NamedTuple):
+    """One stream's part of an append to several streams at once
+    (`EventLog.append_streams`): its events and the version it is expected at."""
+
+    stream_id: str
+    events: Sequence[Appendable]
+    expected_version: int
 
 
 class EventHeader(BaseModel):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from redstring.domain.exceptions import InvalidInputError
+from redstring.domain.exceptions import ConcurrencyError, InvalidInputError, TenantMismatchError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
-    from redstring.domain.log import Appendable
+    from redstring.domain.ids import TenantId
+    from redstring.domain.log import Appendable, StreamAppend
 
 
 def check_append(stream_id: str, events: Sequence[Appendable], expected_version: int) -> list[str]:
@@ -33,6 +34,37 @@ def check_append(stream_id: str, events: Sequence[Appendable], expected_version:
                 f"has a payload that is not JSON: {exc}"
             ) from exc
     return texts
+
+
+def check_appends(appends: Sequence[StreamAppend]) -> list[list[str]]:
+    """`check_append` for each stream of a multi-stream append, which names each stream
+    once (two appends to one stream in one call would race with themselves)."""
+    seen: set[str] = set()
+    for append in appends:
+        if append.stream_id in seen:
+            raise InvalidInputError(f"stream {append.stream_id!r} appears twice in one append")
+        seen.add(append.stream_id)
+    return [check_append(a.stream_id, a.events, a.expected_version) for a in appends]
+
+
+def check_heads(
+    appends: Sequence[StreamAppend],
+    heads: Mapping[str, tuple[TenantId, int]],
+    tenant_id: TenantId,
+) -> None:
+    """Each stream's owner and version (`heads`: stream -> (owner, version), unknown
+    streams absent) against what its append expects; the first that differs raises."""
+    for append in appends:
+        owner, current = heads.get(append.stream_id, (tenant_id, 0))
+        if owner != tenant_id:
+            raise TenantMismatchError(
+                f"stream {append.stream_id!r} belongs to another tenant than {tenant_id}"
+            )
+        if current != append.expected_version:
+            raise ConcurrencyError(
+                f"stream {append.stream_id!r} is at version {current}, "
+                f"not the expected {append.expected_version}"
+            )
 
 
 def check_read_all(after: int, limit: int | None) -> None:

@@ -11,9 +11,8 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from redstring.domain.exceptions import ConcurrencyError, TenantMismatchError
-from redstring.domain.log import EventHeader, RecordedEvent
-from redstring.eventlog._checks import check_append, check_read_all
+from redstring.domain.log import EventHeader, RecordedEvent, StreamAppend
+from redstring.eventlog._checks import check_appends, check_heads, check_read_all
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -38,39 +37,46 @@ class InMemoryEventLog:
         tenant_id: TenantId,
         expected_version: int,
     ) -> int:
-        payloads = check_append(stream_id, events, expected_version)
-        owner, indexes = self._streams.get(stream_id, (tenant_id, []))
-        if owner != tenant_id:
-            raise TenantMismatchError(
-                f"stream {stream_id!r} belongs to another tenant than {tenant_id}"
-            )
-        if len(indexes) != expected_version:
-            raise ConcurrencyError(
-                f"stream {stream_id!r} is at version {len(indexes)}, "
-                f"not the expected {expected_version}"
-            )
-        if not events:
-            return expected_version
+        appended = StreamAppend(stream_id, events, expected_version)
+        return (await self.append_streams([appended], tenant_id=tenant_id))[0]
+
+    async def append_streams(
+        self, appends: Sequence[StreamAppend], *, tenant_id: TenantId
+    ) -> list[int]:
+        payloads = check_appends(appends)
+        heads = {
+            a.stream_id: (owner, len(indexes))
+            for a in appends
+            if a.stream_id in self._streams
+            for owner, indexes in [self._streams[a.stream_id]]
+        }
+        check_heads(appends, heads, tenant_id)
         now = datetime.now(UTC)
-        start = self._events[-1].position if self._events else 0
-        recorded = [
-            RecordedEvent(
-                position=start + offset,
-                stream_id=stream_id,
-                version=expected_version + offset,
-                tenant_id=tenant_id,
-                event_type=event.event_type,
-                schema_version=event.schema_version,
-                payload=json.loads(text),
-                recorded_at=now,
-            )
-            for offset, (event, text) in enumerate(zip(events, payloads, strict=True), start=1)
-        ]
-        base = len(self._events)
-        self._events.extend(recorded)
-        indexes.extend(range(base, base + len(recorded)))
-        self._streams[stream_id] = (owner, indexes)
-        return expected_version + len(recorded)
+        for append, texts in zip(appends, payloads, strict=True):
+            if not texts:
+                continue
+            start = self._events[-1].position if self._events else 0
+            recorded = [
+                RecordedEvent(
+                    position=start + offset,
+                    stream_id=append.stream_id,
+                    version=append.expected_version + offset,
+                    tenant_id=tenant_id,
+                    event_type=event.event_type,
+                    schema_version=event.schema_version,
+                    payload=json.loads(text),
+                    recorded_at=now,
+                )
+                for offset, (event, text) in enumerate(
+                    zip(append.events, texts, strict=True), start=1
+                )
+            ]
+            base = len(self._events)
+            self._events.extend(recorded)
+            _, indexes = self._streams.get(append.stream_id, (tenant_id, []))
+            indexes.extend(range(base, base + len(recorded)))
+            self._streams[append.stream_id] = (tenant_id, indexes)
+        return [a.expected_version + len(a.events) for a in appends]
 
     async def stream_version(self, stream_id: str, tenant_id: TenantId) -> int:
         """0 for an unknown stream, and for another tenant's (its existence is not told)."""

@@ -26,9 +26,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from redstring.domain.exceptions import ConcurrencyError, TenantMismatchError
-from redstring.domain.log import EventHeader, RecordedEvent
-from redstring.eventlog._checks import check_append, check_read_all
+from redstring.domain.exceptions import ConcurrencyError
+from redstring.domain.log import EventHeader, RecordedEvent, StreamAppend
+from redstring.eventlog._checks import check_appends, check_heads, check_read_all
 from redstring.eventlog._rows import header, header_fields
 from redstring.storage.postgres import ALL_TENANTS, UniqueViolation, create_tables
 
@@ -86,53 +86,51 @@ class PostgresEventLog:
         tenant_id: TenantId,
         expected_version: int,
     ) -> int:
-        payloads = check_append(stream_id, events, expected_version)
+        appended = StreamAppend(stream_id, events, expected_version)
+        return (await self.append_streams([appended], tenant_id=tenant_id))[0]
+
+    async def append_streams(
+        self, appends: Sequence[StreamAppend], *, tenant_id: TenantId
+    ) -> list[int]:
+        payloads = check_appends(appends)
         try:
             # ALL_TENANTS: the head check must see a stream another tenant owns.
             async with self._db.transaction(ALL_TENANTS) as conn:
                 await conn.execute("SELECT pg_advisory_xact_lock(%s)", (APPEND_LOCK,))
-                row = await (
+                rows = await (
                     await conn.execute(
-                        "SELECT tenant_id, version FROM event_log WHERE stream_id = %s "
-                        "ORDER BY version DESC LIMIT 1",
-                        (stream_id,),
+                        "SELECT stream_id, (array_agg(tenant_id))[1], max(version) "
+                        "FROM event_log WHERE stream_id = ANY(%s) GROUP BY stream_id",
+                        ([a.stream_id for a in appends],),
                     )
-                ).fetchone()
-                owner, current = (None, 0) if row is None else (row[0], int(row[1]))
-                if owner is not None and owner != tenant_id:
-                    raise TenantMismatchError(
-                        f"stream {stream_id!r} belongs to another tenant than {tenant_id}"
+                ).fetchall()
+                check_heads(appends, {r[0]: (r[1], int(r[2])) for r in rows}, tenant_id)
+                values = [
+                    (
+                        append.stream_id,
+                        append.expected_version + offset,
+                        tenant_id,
+                        event.event_type,
+                        event.schema_version,
+                        text,
                     )
-                if current != expected_version:
-                    raise ConcurrencyError(
-                        f"stream {stream_id!r} is at version {current}, "
-                        f"not the expected {expected_version}"
+                    for append, texts in zip(appends, payloads, strict=True)
+                    for offset, (event, text) in enumerate(
+                        zip(append.events, texts, strict=True), start=1
                     )
-                if events:
+                ]
+                if values:
                     async with conn.cursor() as cur:
                         await cur.executemany(
                             "INSERT INTO event_log (stream_id, version, tenant_id, event_type, "
                             "schema_version, payload) VALUES (%s, %s, %s, %s, %s, %s)",
-                            [
-                                (
-                                    stream_id,
-                                    expected_version + offset,
-                                    tenant_id,
-                                    event.event_type,
-                                    event.schema_version,
-                                    text,
-                                )
-                                for offset, (event, text) in enumerate(
-                                    zip(events, payloads, strict=True), start=1
-                                )
-                            ],
+                            values,
                         )
         except UniqueViolation as exc:
             # Only reachable by a writer that bypassed the lock (a hand-written insert).
-            raise ConcurrencyError(
-                f"stream {stream_id!r} was appended to concurrently: {exc}"
-            ) from exc
-        return expected_version + len(events)
+            streams = ", ".join(repr(a.stream_id) for a in appends[:3])
+            raise ConcurrencyError(f"stream {streams} was appended to concurrently: {exc}") from exc
+        return [a.expected_version + len(a.events) for a in appends]
 
     async def stream_version(self, stream_id: str, tenant_id: TenantId) -> int:
         """0 for an unknown stream, and for another tenant's (its existence is not told)."""

@@ -20,10 +20,12 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
-from redstring.domain.exceptions import ConcurrencyError, TenantMismatchError
-from redstring.domain.log import EventHeader, RecordedEvent
-from redstring.eventlog._checks import check_append, check_read_all
+from redstring.domain.exceptions import ConcurrencyError
+from redstring.domain.ids import TenantId
+from redstring.domain.log import EventHeader, RecordedEvent, StreamAppend
+from redstring.eventlog._checks import check_appends, check_heads, check_read_all
 from redstring.eventlog._rows import header, header_fields
 from redstring.storage.sqlite import IntegrityError, open_connection, transaction
 
@@ -31,7 +33,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from redstring.domain.ids import TenantId
     from redstring.domain.log import Appendable
     from redstring.storage.sqlite import Connection
 
@@ -53,6 +54,9 @@ _HEADER_COLUMNS = "position, stream_id, version, tenant_id, event_type, schema_v
 _COLUMNS = f"{_HEADER_COLUMNS}, payload, recorded_at"
 
 Row = tuple[int, str, int, str, str, int, str, str]
+
+#: Streams whose heads one statement reads: far below SQLite's variable limit.
+_STREAMS_PER_READ = 500
 
 
 class SqliteEventLog:
@@ -80,35 +84,34 @@ class SqliteEventLog:
         tenant_id: TenantId,
         expected_version: int,
     ) -> int:
-        payloads = check_append(stream_id, events, expected_version)
+        appended = StreamAppend(stream_id, events, expected_version)
+        return (await self.append_streams([appended], tenant_id=tenant_id))[0]
+
+    async def append_streams(
+        self, appends: Sequence[StreamAppend], *, tenant_id: TenantId
+    ) -> list[int]:
+        payloads = check_appends(appends)
         now = datetime.now(UTC).isoformat()
+        tenant = str(tenant_id)
         try:
             with transaction(self._conn) as conn:
-                owner, current = self._stream_head(stream_id)
-                if owner is not None and owner != str(tenant_id):
-                    raise TenantMismatchError(
-                        f"stream {stream_id!r} belongs to another tenant than {tenant_id}"
-                    )
-                if current != expected_version:
-                    raise ConcurrencyError(
-                        f"stream {stream_id!r} is at version {current}, "
-                        f"not the expected {expected_version}"
-                    )
+                check_heads(appends, self._stream_heads([a.stream_id for a in appends]), tenant_id)
                 conn.executemany(
                     "INSERT INTO event_log (stream_id, version, tenant_id, event_type, "
                     "schema_version, payload, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [
                         (
-                            stream_id,
-                            expected_version + offset,
-                            str(tenant_id),
+                            append.stream_id,
+                            append.expected_version + offset,
+                            tenant,
                             event.event_type,
                             event.schema_version,
                             text,
                             now,
                         )
+                        for append, texts in zip(appends, payloads, strict=True)
                         for offset, (event, text) in enumerate(
-                            zip(events, payloads, strict=True), start=1
+                            zip(append.events, texts, strict=True), start=1
                         )
                     ],
                 )
@@ -117,10 +120,23 @@ class SqliteEventLog:
             # deferred transaction): the UNIQUE constraint caught the race instead.
             if "UNIQUE" not in str(exc):
                 raise
-            raise ConcurrencyError(
-                f"stream {stream_id!r} was appended to concurrently: {exc}"
-            ) from exc
-        return expected_version + len(events)
+            streams = ", ".join(repr(a.stream_id) for a in appends[:3])
+            raise ConcurrencyError(f"stream {streams} was appended to concurrently: {exc}") from exc
+        return [a.expected_version + len(a.events) for a in appends]
+
+    def _stream_heads(self, stream_ids: Sequence[str]) -> dict[str, tuple[TenantId, int]]:
+        """Owner and version of each of `stream_ids` that has events."""
+        heads: dict[str, tuple[TenantId, int]] = {}
+        for first in range(0, len(stream_ids), _STREAMS_PER_READ):
+            chunk = stream_ids[first : first + _STREAMS_PER_READ]
+            marks = ", ".join("?" * len(chunk))
+            for stream_id, tenant, version in self._conn.execute(
+                f"SELECT stream_id, tenant_id, max(version) FROM event_log "
+                f"WHERE stream_id IN ({marks}) GROUP BY stream_id",
+                chunk,
+            ):
+                heads[stream_id] = (TenantId(UUID(tenant)), int(version))
+        return heads
 
     def _stream_head(self, stream_id: str) -> tuple[str | None, int]:
         row = self._conn.execute(

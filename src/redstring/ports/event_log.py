@@ -8,7 +8,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from redstring.domain.ids import TenantId
-    from redstring.domain.log import Appendable, EventHeader, RecordedEvent
+    from redstring.domain.log import Appendable, EventHeader, RecordedEvent, StreamAppend
 
 
 class EventLog(Protocol):
@@ -17,6 +17,10 @@ class EventLog(Protocol):
     - `append` writes all of `events` or none. `expected_version` is the stream's
       current version (0 for a new stream); a stale one raises `ConcurrencyError`
       and writes nothing. Returns the stream's new version.
+    - `append_streams` is `append` to several streams of one tenant, all of it or
+      none (one check of every stream, one write): a consolidation appends each
+      merge to its own new stream, thousands in a run. Each stream appears once;
+      positions follow the given order. Returns each stream's new version.
     - `read_all(after=p)` returns events with `position > p` in position order;
       `read_headers` the same events' headers, without reading their payloads.
     - `read_type(event_type, tenant)` returns that tenant's events of one type in
@@ -34,6 +38,10 @@ class EventLog(Protocol):
         tenant_id: TenantId,
         expected_version: int,
     ) -> int: ...
+
+    async def append_streams(
+        self, appends: Sequence[StreamAppend], *, tenant_id: TenantId
+    ) -> list[int]: ...
 
     async def stream_version(self, stream_id: str, tenant_id: TenantId) -> int: ...
 

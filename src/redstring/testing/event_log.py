@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from redstring.domain.exceptions import ConcurrencyError, InvalidInputError, TenantMismatchError
-from redstring.domain.log import EventHeader, NewEvent
+from redstring.domain.log import EventHeader, NewEvent, StreamAppend
 from redstring.testing.factories import TwoTenants
 
 if TYPE_CHECKING:
@@ -125,6 +125,69 @@ class EventLogCompliance(TwoTenants):
         assert await log.read_all() == []
         with pytest.raises(ConcurrencyError):
             await log.append("s", [], tenant_id=tenant, expected_version=4)
+
+    # -- several streams at once ---------------------------------------------------------
+
+    async def test_an_append_to_several_streams_writes_each_in_the_given_order(
+        self, log: EventLog, tenant: TenantId
+    ) -> None:
+        await log.append("b", [event(0)], tenant_id=tenant, expected_version=0)
+        versions = await log.append_streams(
+            [
+                StreamAppend("a", [event(1), event(2)], 0),
+                StreamAppend("b", [event(3)], 1),
+                StreamAppend("c", [], 0),
+                StreamAppend("d", [event(4)], 0),
+            ],
+            tenant_id=tenant,
+        )
+        assert versions == [2, 2, 0, 1]
+        read = await log.read_all()
+        assert [(e.stream_id, e.version, e.payload["n"]) for e in read] == [
+            ("b", 1, 0), ("a", 1, 1), ("a", 2, 2), ("b", 2, 3), ("d", 1, 4),
+        ]  # fmt: skip
+        assert [e.position for e in read] == sorted({e.position for e in read})
+        assert await log.stream_version("c", tenant) == 0
+        assert [e.payload["n"] for e in await log.read_stream("b", tenant)] == [0, 3]
+
+    async def test_a_stale_stream_refuses_the_whole_append_to_several(
+        self, log: EventLog, tenant: TenantId
+    ) -> None:
+        """Catches a multi-stream append that writes the streams before the stale one."""
+        await log.append("b", [event(0)], tenant_id=tenant, expected_version=0)
+        before = await log.read_all()
+        with pytest.raises(ConcurrencyError, match="'b'"):
+            await log.append_streams(
+                [StreamAppend("a", [event(1)], 0), StreamAppend("b", [event(2)], 0)],
+                tenant_id=tenant,
+            )
+        assert await log.read_all() == before
+        assert await log.stream_version("a", tenant) == 0
+
+    async def test_another_tenants_stream_refuses_the_whole_append_to_several(
+        self, log: EventLog, tenant: TenantId, other: TenantId
+    ) -> None:
+        await log.append("theirs", [event(0)], tenant_id=other, expected_version=0)
+        with pytest.raises(TenantMismatchError):
+            await log.append_streams(
+                [StreamAppend("mine", [event(1)], 0), StreamAppend("theirs", [event(2)], 1)],
+                tenant_id=tenant,
+            )
+        assert [e.payload["n"] for e in await log.read_all()] == [0]
+
+    async def test_an_append_to_several_refuses_a_stream_named_twice_or_a_bad_payload(
+        self, log: EventLog, tenant: TenantId
+    ) -> None:
+        bad = NewEvent(event_type="Bad", schema_version=1, payload={"x": float("inf")})
+        for appends in (
+            [StreamAppend("a", [event(1)], 0), StreamAppend("a", [event(2)], 1)],
+            [StreamAppend("a", [event(1)], 0), StreamAppend("b", [bad], 0)],
+            [StreamAppend("a", [event(1)], 0), StreamAppend("", [event(2)], 0)],
+        ):
+            with pytest.raises(InvalidInputError):
+                await log.append_streams(appends, tenant_id=tenant)
+        assert await log.read_all() == []
+        assert await log.append_streams([], tenant_id=tenant) == []
 
     # -- read_all paging ----------------------------------------------------------------
 
