@@ -459,3 +459,26 @@ def test_a_records_ingest_an_export_and_init_start_without_numpy(workspace: Path
         assert result.stdout.strip().splitlines()[-1] == "False", command
     with open_workspace(workspace / "fresh.db") as fresh:
         assert fresh.vectors.dimension == LocalEmbeddingProvider().dimension == 384
+
+
+class _Costly:
+    """A command's result whose repr is counted (an export's thousands of entities)."""
+
+    reprs = 0
+
+    def __repr__(self) -> str:
+        type(self).reprs += 1
+        return "costly"
+
+
+def test_a_commands_result_is_handed_back_without_being_formatted() -> None:
+    """Catches `run` finishing its task with the result: `asyncio.run` restoring the
+    SIGINT handler formats the task's repr, result included (0.27 s of an export)."""
+    from redstring.cli.app import run
+
+    async def step() -> _Costly:
+        return _Costly()
+
+    result = run(step())
+    assert isinstance(result, _Costly)
+    assert _Costly.reprs == 0

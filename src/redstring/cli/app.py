@@ -115,15 +115,23 @@ def _check_arguments(arguments: dict[str, Any]) -> None:
 
 
 def run(coroutine: Coroutine[Any, Any, R]) -> R:
-    """One step in its own event loop, whose database connections close with it."""
+    """One step in its own event loop, whose database connections close with it.
 
-    async def step() -> R:
+    The step's task finishes with no result; the value is handed over beside it.
+    `asyncio.run` (3.11) ends by restoring the SIGINT handler, and `signal.signal`
+    looks the handler it replaces (a partial holding the main task) up in an enum,
+    whose miss formats the task's repr, result included: exporting 1.1k entities
+    spent 0.27 s in the repr of every one of them."""
+    result: list[R] = []
+
+    async def step() -> None:
         try:
-            return await coroutine
+            result.append(await coroutine)
         finally:
             await release_connections()
 
-    return asyncio.run(step())
+    asyncio.run(step())
+    return result[0]
 
 
 # -- commands -------------------------------------------------------------------------
