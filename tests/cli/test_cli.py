@@ -433,14 +433,12 @@ def test_a_records_ingest_an_export_and_init_start_without_numpy(workspace: Path
     numpy (pulled in by sqlite-vec's package, the vector store or the embedding model's
     code) is ~0.1 s of each command, and neither a records ingest, an export nor
     `init` (which records the local model's dimension) uses it."""
+    # Read at exit: the command line ends the process itself (`_leave`).
     probe = (
-        "import runpy, sys\n"
+        "import atexit, runpy, sys\n"
+        "atexit.register(lambda: print('numpy' in sys.modules))\n"
         "sys.argv = ['redstring', *sys.argv[1:]]\n"
-        "try:\n"
-        "    runpy.run_module('redstring.cli', run_name='__main__')\n"
-        "except SystemExit as exit:\n"
-        "    assert not exit.code, exit.code\n"
-        "print('numpy' in sys.modules)\n"
+        "runpy.run_module('redstring.cli', run_name='__main__')\n"
     )
     for command in (
         ["ingest", "people.csv", "--type", "Person"],
@@ -482,3 +480,25 @@ def test_a_commands_result_is_handed_back_without_being_formatted() -> None:
     result = run(step())
     assert isinstance(result, _Costly)
     assert _Costly.reprs == 0
+
+
+def test_the_command_line_ends_without_teardown_yet_runs_every_exit_handler(
+    tmp_path: Path,
+) -> None:
+    """Catches `_leave` skipping the exit handlers (coverage's, logging's, a library's)
+    along with the interpreter's teardown, or losing the exit status or the output."""
+    script = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('handled', flush=True))\n"
+        "from redstring.cli.app import main\n"
+        f"sys.argv = ['redstring', 'init', '--db', {str(tmp_path / 'w.db')!r}]\n"
+        "main()\n"
+    )
+    first = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    assert "created" in first.stdout
+    assert first.stdout.rstrip().endswith("handled")
+    again = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert again.returncode == 1
+    assert "already exists" in again.stderr
+    assert again.stdout.strip() == "handled"

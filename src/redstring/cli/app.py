@@ -9,9 +9,12 @@ valid CSV/JSONL). Every command takes `--db` (default ./redstring.db) and
 from __future__ import annotations
 
 import asyncio
+import atexit
 import math
 import os
+import sys
 import tempfile
+import threading
 from functools import wraps
 from importlib import resources
 from pathlib import Path
@@ -741,4 +744,34 @@ def _fill_vectors(
 
 def main() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    app()
+    try:
+        app()
+    except SystemExit as done:
+        _leave(done.code)
+        raise
+
+
+def _leave(code: object) -> None:
+    """End the process once a command is done, without the interpreter's teardown.
+
+    By then its stores are closed (`run`, `open_workspace`) and every file it wrote
+    is closed; the exit handlers (logging's, coverage's) run here. What is skipped is
+    freeing every module and object one at a time: 40-80 ms of each command, ~0.05 s
+    of `init`'s 0.35. With another thread still running, the exit is the usual one.
+    """
+    if threading.active_count() > 1:
+        return
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:  # as the interpreter does with `sys.exit("message")`
+        print(code, file=sys.stderr)
+        status = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`| head`) or stream
+            status = status or 120
+    os._exit(status)
