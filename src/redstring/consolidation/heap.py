@@ -7,6 +7,13 @@ data, most of them are not the run's (voters, in a process holding four other re
 sets: 1.79 s against 1.41 s). `gc.freeze` before the run moves what already exists
 out of the collector's sight; the run's own objects are collected as ever, and the
 frozen ones are looked at again when the run ends.
+
+Within the run the youngest generation is collected every `RUN_GC_THRESHOLD`
+allocations rather than CPython's 700: the run's objects are few cycles and many
+survivors (records read, columns, pairs, merged entities), which each young pass
+only moves on and each older pass walks again. people-50k: 2013 passes took 1.6 s
+of a 13.2 s consolidate, 11 passes 0.26 s; people-export-10k 0.20 s -> 0.02 s.
+Refcounting still frees everything that is not a cycle at once.
 """
 
 from __future__ import annotations
@@ -19,15 +26,23 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 
+#: Allocations between two collections of the youngest generation during a run.
+RUN_GC_THRESHOLD = 100_000
+
+
 @contextmanager
 def run_heap() -> Iterator[None]:
     """Freeze the objects alive now for the block, unless some are frozen already
-    (an outer run, or a server that froze its own before forking: theirs stay so)."""
-    if gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
+    (an outer run, or a server that froze its own before forking: theirs stay so),
+    and collect the youngest generation every `RUN_GC_THRESHOLD` allocations."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(max(thresholds[0], RUN_GC_THRESHOLD), *thresholds[1:])
+    frozen = not gc.get_freeze_count()
+    if frozen:
+        gc.freeze()
     try:
         yield
     finally:
-        gc.unfreeze()
+        if frozen:
+            gc.unfreeze()
+        gc.set_threshold(*thresholds)

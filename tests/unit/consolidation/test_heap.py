@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 
 from redstring.consolidation.engine import resolve_sync
-from redstring.consolidation.heap import run_heap
+from redstring.consolidation.heap import RUN_GC_THRESHOLD, run_heap
 
 
 def test_a_run_freezes_what_exists_and_gives_it_back() -> None:
@@ -29,3 +29,23 @@ def test_objects_frozen_by_others_stay_frozen() -> None:
         assert gc.get_freeze_count() == before
     finally:
         gc.unfreeze()
+
+
+def test_a_run_collects_its_young_objects_less_often_and_restores_the_thresholds() -> None:
+    """Catches a run left at CPython's 700 allocations per young pass (people-50k:
+    1.6 s of collecting), a nested run lowering an outer one's threshold, and
+    thresholds not given back (a server's collector changed for good)."""
+    saved = gc.get_threshold()
+    gc.set_threshold(700, 9, 8)
+    try:
+        with run_heap():
+            assert gc.get_threshold() == (RUN_GC_THRESHOLD, 9, 8)
+            with run_heap():
+                assert gc.get_threshold() == (RUN_GC_THRESHOLD, 9, 8)
+            assert gc.get_threshold() == (RUN_GC_THRESHOLD, 9, 8)
+        assert gc.get_threshold() == (700, 9, 8)
+        gc.set_threshold(10 * RUN_GC_THRESHOLD, 9, 8)
+        with run_heap():
+            assert gc.get_threshold() == (10 * RUN_GC_THRESHOLD, 9, 8)
+    finally:
+        gc.set_threshold(*saved)
