@@ -82,7 +82,13 @@ if TYPE_CHECKING:
         tenant_id_for,
     )
     from redstring.domain.lexical import PROPERTY_WEIGHT, LexicalCandidate, lexical_score
-    from redstring.domain.log import Appendable, EventHeader, NewEvent, RecordedEvent
+    from redstring.domain.log import (
+        Appendable,
+        EventHeader,
+        NewEvent,
+        RecordedEvent,
+        StreamAppend,
+    )
     from redstring.domain.normalization import normalize_name
     from redstring.domain.provenance import Provenance
     from redstring.domain.relationship import Relationship
@@ -208,6 +214,7 @@ _EXPORTS: dict[str, str] = {
     "NewEvent": "redstring.domain.log",
     "Appendable": "redstring.domain.log",
     "RecordedEvent": "redstring.domain.log",
+    "StreamAppend": "redstring.domain.log",
     "normalize_name": "redstring.domain.normalization",
     "Provenance": "redstring.domain.provenance",
     "Relationship": "redstring.domain.relationship",
@@ -355,6 +362,7 @@ __all__ = [
     "Retriever",
     "ScoredEntity",
     "StoredChunk",
+    "StreamAppend",
     "TenantId",
     "TenantMismatchError",
     "TokenUsage",
