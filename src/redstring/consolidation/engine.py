@@ -29,6 +29,7 @@ into `EntitiesMerged` events.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -325,7 +326,9 @@ def _decision(members: Sequence[Entity], values: Sequence[float], reason: str) -
         # A bridged record and mention were never scored as a pair: no mean to give.
         scores={"scored_pairs": float(len(values))}
         | (
-            {"mean_probability": float(np.mean(values)), "min_probability": float(np.min(values))}
+            # In Python: a cluster's few scores, where numpy's conversion cost more than
+            # the sums (people-50k: 5k merges).
+            {"mean_probability": math.fsum(values) / len(values), "min_probability": min(values)}
             if values
             else {}
         ),
