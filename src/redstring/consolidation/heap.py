@@ -19,6 +19,7 @@ Refcounting still frees everything that is not a cycle at once.
 from __future__ import annotations
 
 import gc
+import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -30,13 +31,40 @@ if TYPE_CHECKING:
 RUN_GC_THRESHOLD = 100_000
 
 
+class _Runs:
+    """The runs under way in this process (a server runs them on several threads at
+    once): the first to start raises the threshold, the last to end restores what it
+    found, whatever order they end in."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._active = 0
+        # Filled in place: replacing it would free an object a server may have frozen.
+        self._found: list[int] = []
+
+    def enter(self) -> None:
+        with self._lock:
+            if not self._active:
+                self._found[:] = gc.get_threshold()
+                gc.set_threshold(max(self._found[0], RUN_GC_THRESHOLD), *self._found[1:])
+            self._active += 1
+
+    def leave(self) -> None:
+        with self._lock:
+            self._active -= 1
+            if not self._active:
+                gc.set_threshold(*self._found)
+
+
+_RUNS = _Runs()
+
+
 @contextmanager
 def run_heap() -> Iterator[None]:
     """Freeze the objects alive now for the block, unless some are frozen already
     (an outer run, or a server that froze its own before forking: theirs stay so),
     and collect the youngest generation every `RUN_GC_THRESHOLD` allocations."""
-    thresholds = gc.get_threshold()
-    gc.set_threshold(max(thresholds[0], RUN_GC_THRESHOLD), *thresholds[1:])
+    _RUNS.enter()
     frozen = not gc.get_freeze_count()
     if frozen:
         gc.freeze()
@@ -45,4 +73,4 @@ def run_heap() -> Iterator[None]:
     finally:
         if frozen:
             gc.unfreeze()
-        gc.set_threshold(*thresholds)
+        _RUNS.leave()

@@ -49,3 +49,20 @@ def test_a_run_collects_its_young_objects_less_often_and_restores_the_thresholds
             assert gc.get_threshold() == (10 * RUN_GC_THRESHOLD, 9, 8)
     finally:
         gc.set_threshold(*saved)
+
+
+def test_runs_that_overlap_on_threads_give_back_the_thresholds_they_found() -> None:
+    """Catches each run restoring what it saw at its start: a server's two runs on two
+    threads, the first ending first, left the process at the raised threshold."""
+    saved = gc.get_threshold()
+    gc.set_threshold(700, 9, 8)
+    try:
+        first, second = run_heap(), run_heap()
+        first.__enter__()
+        second.__enter__()
+        first.__exit__(None, None, None)
+        assert gc.get_threshold() == (RUN_GC_THRESHOLD, 9, 8)
+        second.__exit__(None, None, None)
+        assert gc.get_threshold() == (700, 9, 8)
+    finally:
+        gc.set_threshold(*saved)
