@@ -11,34 +11,24 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from redstring.domain.log import EventHeader, RecordedEvent, StreamAppend
+from redstring.domain.log import EventHeader, RecordedEvent
+from redstring.eventlog._append import StreamsAppender, appended
 from redstring.eventlog._checks import check_appends, check_heads, check_read_all
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from redstring.domain.ids import TenantId
-    from redstring.domain.log import Appendable
+    from redstring.domain.log import StreamAppend
 
 
-class InMemoryEventLog:
+class InMemoryEventLog(StreamsAppender):
     """See `redstring.ports.EventLog` for the contract."""
 
     def __init__(self) -> None:
         self._events: list[RecordedEvent] = []
         #: stream id -> (owning tenant, indexes into `_events`)
         self._streams: dict[str, tuple[TenantId, list[int]]] = {}
-
-    async def append(
-        self,
-        stream_id: str,
-        events: Sequence[Appendable],
-        *,
-        tenant_id: TenantId,
-        expected_version: int,
-    ) -> int:
-        appended = StreamAppend(stream_id, events, expected_version)
-        return (await self.append_streams([appended], tenant_id=tenant_id))[0]
 
     async def append_streams(
         self, appends: Sequence[StreamAppend], *, tenant_id: TenantId
@@ -52,30 +42,24 @@ class InMemoryEventLog:
         }
         check_heads(appends, heads, tenant_id)
         now = datetime.now(UTC)
-        for append, texts in zip(appends, payloads, strict=True):
-            if not texts:
-                continue
-            start = self._events[-1].position if self._events else 0
-            recorded = [
+        start = self._events[-1].position if self._events else 0
+        for offset, (append, version, event, text) in enumerate(
+            appended(appends, payloads), start=1
+        ):
+            _, indexes = self._streams.setdefault(append.stream_id, (tenant_id, []))
+            indexes.append(len(self._events))
+            self._events.append(
                 RecordedEvent(
                     position=start + offset,
                     stream_id=append.stream_id,
-                    version=append.expected_version + offset,
+                    version=version,
                     tenant_id=tenant_id,
                     event_type=event.event_type,
                     schema_version=event.schema_version,
                     payload=json.loads(text),
                     recorded_at=now,
                 )
-                for offset, (event, text) in enumerate(
-                    zip(append.events, texts, strict=True), start=1
-                )
-            ]
-            base = len(self._events)
-            self._events.extend(recorded)
-            _, indexes = self._streams.get(append.stream_id, (tenant_id, []))
-            indexes.extend(range(base, base + len(recorded)))
-            self._streams[append.stream_id] = (tenant_id, indexes)
+            )
         return [a.expected_version + len(a.events) for a in appends]
 
     async def stream_version(self, stream_id: str, tenant_id: TenantId) -> int:

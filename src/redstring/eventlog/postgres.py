@@ -27,7 +27,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from redstring.domain.exceptions import ConcurrencyError
-from redstring.domain.log import EventHeader, RecordedEvent, StreamAppend
+from redstring.domain.log import EventHeader, RecordedEvent
+from redstring.eventlog._append import StreamsAppender, appended
 from redstring.eventlog._checks import check_appends, check_heads, check_read_all
 from redstring.eventlog._rows import header, header_fields
 from redstring.storage.postgres import ALL_TENANTS, UniqueViolation, create_tables
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from redstring.domain.ids import TenantId
-    from redstring.domain.log import Appendable
+    from redstring.domain.log import StreamAppend
     from redstring.storage.postgres import PgDatabase
 
 SCHEMA = (
@@ -66,7 +67,7 @@ _HEADER_COLUMNS = "position, stream_id, version, tenant_id, event_type, schema_v
 _COLUMNS = f"{_HEADER_COLUMNS}, payload, recorded_at"
 
 
-class PostgresEventLog:
+class PostgresEventLog(StreamsAppender):
     """See `redstring.ports.EventLog` for the contract and the module docstring for how."""
 
     def __init__(self, db: PgDatabase) -> None:
@@ -77,17 +78,6 @@ class PostgresEventLog:
     async def create(cls, db: PgDatabase) -> PostgresEventLog:
         await create_tables(db, SCHEMA, WALLED)
         return cls(db)
-
-    async def append(
-        self,
-        stream_id: str,
-        events: Sequence[Appendable],
-        *,
-        tenant_id: TenantId,
-        expected_version: int,
-    ) -> int:
-        appended = StreamAppend(stream_id, events, expected_version)
-        return (await self.append_streams([appended], tenant_id=tenant_id))[0]
 
     async def append_streams(
         self, appends: Sequence[StreamAppend], *, tenant_id: TenantId
@@ -108,16 +98,13 @@ class PostgresEventLog:
                 values = [
                     (
                         append.stream_id,
-                        append.expected_version + offset,
+                        version,
                         tenant_id,
                         event.event_type,
                         event.schema_version,
                         text,
                     )
-                    for append, texts in zip(appends, payloads, strict=True)
-                    for offset, (event, text) in enumerate(
-                        zip(append.events, texts, strict=True), start=1
-                    )
+                    for append, version, event, text in appended(appends, payloads)
                 ]
                 if values:
                     async with conn.cursor() as cur:

@@ -24,7 +24,8 @@ from uuid import UUID
 
 from redstring.domain.exceptions import ConcurrencyError
 from redstring.domain.ids import TenantId
-from redstring.domain.log import EventHeader, RecordedEvent, StreamAppend
+from redstring.domain.log import EventHeader, RecordedEvent
+from redstring.eventlog._append import StreamsAppender, appended
 from redstring.eventlog._checks import check_appends, check_heads, check_read_all
 from redstring.eventlog._rows import header, header_fields
 from redstring.storage.sqlite import IntegrityError, open_connection, transaction
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from redstring.domain.log import Appendable
+    from redstring.domain.log import StreamAppend
     from redstring.storage.sqlite import Connection
 
 SCHEMA = """
@@ -59,7 +60,7 @@ Row = tuple[int, str, int, str, str, int, str, str]
 _STREAMS_PER_READ = 500
 
 
-class SqliteEventLog:
+class SqliteEventLog(StreamsAppender):
     """See `redstring.ports.EventLog` for the contract and the module docstring for how."""
 
     def __init__(self, conn: Connection) -> None:
@@ -76,17 +77,6 @@ class SqliteEventLog:
     def close(self) -> None:
         self._conn.close()
 
-    async def append(
-        self,
-        stream_id: str,
-        events: Sequence[Appendable],
-        *,
-        tenant_id: TenantId,
-        expected_version: int,
-    ) -> int:
-        appended = StreamAppend(stream_id, events, expected_version)
-        return (await self.append_streams([appended], tenant_id=tenant_id))[0]
-
     async def append_streams(
         self, appends: Sequence[StreamAppend], *, tenant_id: TenantId
     ) -> list[int]:
@@ -102,17 +92,14 @@ class SqliteEventLog:
                     [
                         (
                             append.stream_id,
-                            append.expected_version + offset,
+                            version,
                             tenant,
                             event.event_type,
                             event.schema_version,
                             text,
                             now,
                         )
-                        for append, texts in zip(appends, payloads, strict=True)
-                        for offset, (event, text) in enumerate(
-                            zip(append.events, texts, strict=True), start=1
-                        )
+                        for append, version, event, text in appended(appends, payloads)
                     ],
                 )
         except IntegrityError as exc:
@@ -138,18 +125,10 @@ class SqliteEventLog:
                 heads[stream_id] = (TenantId(UUID(tenant)), int(version))
         return heads
 
-    def _stream_head(self, stream_id: str) -> tuple[str | None, int]:
-        row = self._conn.execute(
-            "SELECT tenant_id, version FROM event_log WHERE stream_id = ? "
-            "ORDER BY version DESC LIMIT 1",
-            (stream_id,),
-        ).fetchone()
-        return (None, 0) if row is None else (str(row[0]), int(row[1]))
-
     async def stream_version(self, stream_id: str, tenant_id: TenantId) -> int:
         """0 for an unknown stream, and for another tenant's (its existence is not told)."""
-        owner, current = self._stream_head(stream_id)
-        return current if owner == str(tenant_id) else 0
+        owner, current = self._stream_heads([stream_id]).get(stream_id, (tenant_id, 0))
+        return current if owner == tenant_id else 0
 
     async def read_stream(self, stream_id: str, tenant_id: TenantId) -> list[RecordedEvent]:
         rows = self._conn.execute(
