@@ -32,13 +32,16 @@ RUN_GC_THRESHOLD = 100_000
 
 
 class _Runs:
-    """The runs under way in this process (a server runs them on several threads at
-    once): the first to start raises the threshold, the last to end restores what it
-    found, whatever order they end in."""
+    """The runs under way in this process (nested, or on a server's threads at once):
+    the first to start freezes what exists, unless some is frozen already (a server
+    that froze its own before forking: theirs stay so), and raises the threshold; the
+    last to end unfreezes what it froze and restores the threshold it found, whatever
+    order they end in."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._active = 0
+        self._froze = False
         # Filled in place: replacing it would free an object a server may have frozen.
         self._found: list[int] = []
 
@@ -47,12 +50,17 @@ class _Runs:
             if not self._active:
                 self._found[:] = gc.get_threshold()
                 gc.set_threshold(max(self._found[0], RUN_GC_THRESHOLD), *self._found[1:])
+                self._froze = not gc.get_freeze_count()
+                if self._froze:
+                    gc.freeze()
             self._active += 1
 
     def leave(self) -> None:
         with self._lock:
             self._active -= 1
             if not self._active:
+                if self._froze:
+                    gc.unfreeze()
                 gc.set_threshold(*self._found)
 
 
@@ -61,16 +69,10 @@ _RUNS = _Runs()
 
 @contextmanager
 def run_heap() -> Iterator[None]:
-    """Freeze the objects alive now for the block, unless some are frozen already
-    (an outer run, or a server that froze its own before forking: theirs stay so),
-    and collect the youngest generation every `RUN_GC_THRESHOLD` allocations."""
+    """Freeze the objects alive now and collect the youngest generation every
+    `RUN_GC_THRESHOLD` allocations, for the block (`_Runs`)."""
     _RUNS.enter()
-    frozen = not gc.get_freeze_count()
-    if frozen:
-        gc.freeze()
     try:
         yield
     finally:
-        if frozen:
-            gc.unfreeze()
         _RUNS.leave()
