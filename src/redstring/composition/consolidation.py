@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID, uuid4
 
 from redstring.consolidation.engine import resolve, resolve_incremental
-from redstring.consolidation.heap import run_heap
+from redstring.consolidation.heap import kept_to_the_end, run_heap
 from redstring.consolidation.record_model import TrainedModel
 from redstring.domain.exceptions import ConcurrencyError, NotFoundError
 from redstring.events.base import decode
@@ -108,7 +108,8 @@ class Consolidator:
         graph = self._workspace.graph
         with run_heap():
             seen = await self._workspace.log.last_position()
-            entities = await graph.list_entities(tenant_id, entity_types=entity_types)
+            with kept_to_the_end():
+                entities = await graph.list_entities(tenant_id, entity_types=entity_types)
             plan = await resolve(
                 entities,
                 neighbours=await self._neighbours(tenant_id),
@@ -117,7 +118,9 @@ class Consolidator:
                 separate=await self.undone(tenant_id),
                 members=await self.made_of(tenant_id),
             )
-            return await self._apply(tenant_id, entities, plan, progress, seen)
+            report = await self._apply(tenant_id, entities, plan, progress, seen)
+            del entities, plan  # before the run ends (`consolidation.heap`)
+        return report
 
     async def consolidate_new(
         self, tenant_id: TenantId, entity_ids: Sequence[EntityId]

@@ -548,7 +548,9 @@ def resolve_sync(
     _check(entities)
     with run_heap():
         groups = _groups(entities, neighbours, field_overrides, models, members)
-        return _plan(groups, None, separate=separate)
+        plan = _plan(groups, None, separate=separate)
+        del groups  # before the run ends (`heap`)
+    return plan
 
 
 async def resolve(
@@ -569,7 +571,9 @@ async def resolve(
     with run_heap():
         groups = _groups(entities, neighbours, field_overrides, models, members)
         verdicts = await _adjudicate(groups, adjudicator) if adjudicator is not None else None
-        return _plan(groups, verdicts, separate=separate)
+        plan = _plan(groups, verdicts, separate=separate)
+        del groups  # before the run ends (`heap`)
+    return plan
 
 
 async def resolve_incremental(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 
 from redstring.consolidation.engine import resolve_sync
-from redstring.consolidation.heap import RUN_GC_THRESHOLD, run_heap
+from redstring.consolidation.heap import RUN_GC_THRESHOLD, kept_to_the_end, run_heap
 
 
 def test_a_run_freezes_what_exists_and_gives_it_back() -> None:
@@ -66,3 +66,30 @@ def test_runs_that_overlap_on_threads_give_back_the_thresholds_they_found() -> N
         assert gc.get_threshold() == (700, 9, 8)
     finally:
         gc.set_threshold(*saved)
+
+
+def test_what_a_run_reads_to_keep_is_frozen_until_the_run_ends() -> None:
+    """Catches the records a run reads walked by young passes while it lasts (the
+    block neither pausing collection nor freezing them), left frozen after the run,
+    collection left off after the block, and a freeze outside a run (never undone)."""
+    assert gc.isenabled()
+    with kept_to_the_end():
+        assert gc.isenabled()
+        outside = [[k] for k in range(1000)]
+    assert gc.get_freeze_count() == 0
+    with run_heap():
+        frozen = gc.get_freeze_count()
+        with kept_to_the_end():
+            assert not gc.isenabled()
+            read = [[k] for k in range(1000)]
+        assert gc.isenabled()
+        assert gc.get_freeze_count() >= frozen + len(read)
+    assert gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        with run_heap(), kept_to_the_end():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    del outside
