@@ -791,7 +791,8 @@ class RuleJudge:
     The sample is every k-th pair of the batch, so a verdict is the same whichever
     thread gives it and whether the whole batch was compared or only its sample:
     plans stay deterministic. `tables` gives m and u, waiting for the estimate;
-    `ready` says whether a verdict can be given without waiting."""
+    `estimated` says whether it is in, and `ready` whether a verdict can be given
+    without waiting."""
 
     def __init__(self, n: int, tables: Callable[[], Tables], estimated: Callable[[], bool]):
         self._n = n
@@ -820,22 +821,17 @@ class RuleJudge:
             self._bar = min(float(np.log(max(self._n, 2))), float(np.log((1 - rate) / rate)))
         self._learnt.set()
 
-    def judged(
-        self, fresh: npt.NDArray[np.int64], levels: npt.NDArray[np.int8]
-    ) -> npt.NDArray[np.int8] | Refused:
-        """A compared batch's `levels`, or its sample as `Refused`."""
-        rows = self.sample(len(fresh))
-        return (
-            levels if self.keeps(levels[rows]) else Refused(fresh[rows], levels[rows], len(fresh))
-        )
-
-    def keeps(self, sampled: npt.NDArray[np.int8]) -> bool:
-        """The verdict on a batch, from the levels of its `sample` rows (waits for
-        `learn`)."""
+    def refusal(
+        self, fresh: npt.NDArray[np.int64], sampled: npt.NDArray[np.int8]
+    ) -> Refused | None:
+        """The verdict on the batch `fresh`, from the levels of its `sample` rows:
+        None where it is kept (waits for `learn`)."""
         self._learnt.wait()
         assert self._weights is not None
         factor = _sum_factors(sampled, *self._weights)
-        return float((factor >= self._bar).mean()) >= RULE_YIELD
+        if float((factor >= self._bar).mean()) >= RULE_YIELD:
+            return None
+        return Refused(fresh[self.sample(len(fresh))], sampled, len(fresh))
 
 
 def _over_budget(
@@ -1249,20 +1245,13 @@ def _fit_prior(
     m_tables: Sequence[npt.NDArray[np.float64]],
     u_tables: Sequence[npt.NDArray[np.float64]],
     bundles: Sequence[Sequence[int]] = (),
-    candidates: int | None = None,
 ) -> float:
-    """The match rate among the candidate pairs, m and u held fixed (one-parameter EM).
-
-    `candidates` counts the pairs the rules gave, `levels` only those compared: the
-    rest (batches `RuleJudge` refused) count as non-matches, so refusing them saves
-    their comparisons without raising the rate the compared pairs are scored with
-    (a voter roll's households: precision 0.73 where it was above 0.8)."""
+    """The match rate among the candidate pairs, m and u held fixed (one-parameter EM)."""
     factor = _sum_factors(levels, _log_factor_table(m_tables, u_tables), bundles)
-    total = max(len(levels), candidates or 0, 1)
     prior = 0.1
     for _ in range(EM_ROUNDS * 2):
         posterior = _probability(factor, float(np.log(prior / (1 - prior))))
-        new = float(np.clip(posterior.sum() / total, 1e-6, 1 - 1e-6))
+        new = float(np.clip(posterior.mean(), 1e-6, 1 - 1e-6))
         if abs(new - prior) < EM_TOLERANCE:
             return new
         prior = new
@@ -1293,6 +1282,7 @@ def train(
     if n < 2 or not report.used:
         return empty
     columns = build_columns(entities, report.used)
+    names = [c.spec.name for c in columns]
     reused = model is not None and _fits(model, columns)
     with ThreadPoolExecutor(max_workers=1) as pool:
         # u and m come from random pairs and EM, not from the blocking: estimated on
@@ -1323,15 +1313,15 @@ def train(
             batch."""
             if judge is not None and judging and len(fresh) > 4 * JUDGE_SAMPLE:
                 rows = fresh[RuleJudge.sample(len(fresh))]
-                sampled = _levels(columns, rows[:, 0], rows[:, 1])
-                if not judge.keeps(sampled):
-                    return Refused(rows, sampled, len(fresh))
+                refusal = judge.refusal(fresh, _levels(columns, rows[:, 0], rows[:, 1]))
+                if refusal is not None:
+                    return refusal
             levels = _levels(columns, fresh[:, 0], fresh[:, 1])
             if judge is not None and first:
                 judge.learn(levels)
             if judge is not None and judging and len(fresh) <= 4 * JUDGE_SAMPLE:
                 # A small batch is judged from its own levels: its sample is most of it.
-                return judge.judged(fresh, levels)
+                return judge.refusal(fresh, levels[RuleJudge.sample(len(fresh))]) or levels
             return levels
 
         def tables() -> Tables:
@@ -1342,10 +1332,7 @@ def train(
             return (
                 [np.asarray(t, dtype=np.float64) for t in model.m],
                 [np.asarray(t, dtype=np.float64) for t in model.u],
-                [
-                    [[c.spec.name for c in columns].index(name) for name in bundle]
-                    for bundle in model.bundles
-                ],
+                [[names.index(name) for name in bundle] for bundle in model.bundles],
             )
 
         # Names alone cannot tell a duplicate from a namesake (`names_decide`): no
@@ -1360,13 +1347,13 @@ def train(
         refused: dict[int, Refused] = {}
         if len(pairs):
             pairs, levels, refused = _in_pair_order(columns, parts, judged, n, compared, judge)
-            rules = [r for r in rules if r not in {batch_rules[k] for k in refused}]
+            dropped = {batch_rules[k] for k in refused}
+            rules = [r for r in rules if r not in dropped]
         estimate = estimating.result() if estimating is not None else None
     if levels is None:
         empty.columns = columns
         return empty
 
-    names = [c.spec.name for c in columns]
     if model is not None and reused:
         m_tables = [np.asarray(t, dtype=np.float64) for t in model.m]
         u_tables = [np.asarray(t, dtype=np.float64) for t in model.u]
@@ -1506,7 +1493,8 @@ def _in_pair_order(
         found = results[k]
         assert judge is not None
         assert not isinstance(found, Refused)
-        results[k] = judge.judged(parts[k][0], found)
+        fresh = parts[k][0]
+        results[k] = judge.refusal(fresh, found[RuleJudge.sample(len(fresh))]) or found
     refused = {k: found for k, found in enumerate(results) if isinstance(found, Refused)}
     kept = [k for k in range(len(parts)) if k not in refused]
     codes = np.concatenate([_pair_codes(parts[k][0], n) for k in kept])

@@ -2597,15 +2597,20 @@ def test_a_rule_whose_new_pairs_hold_no_likely_match_is_refused() -> None:
     one_field = np.tile(np.asarray([[2, 1]], dtype=np.int8), (5000, 1))
     both = one_field.copy()
     both[::100] = 2
+    batch = np.stack([np.arange(5000), np.arange(5000) + 5000], axis=1)
+    sample = RuleJudge.sample(len(batch))
     # A first rule whose pairs agree on nothing: the bar is log(1000) = 6.9.
     judge = _two_field_judge(np.ones((500, 2), dtype=np.int8))
-    assert not judge.keeps(one_field[RuleJudge.sample(len(one_field))])
-    assert judge.keeps(both[RuleJudge.sample(len(both))])
+    refused = judge.refusal(batch, one_field[sample])
+    assert refused is not None
+    assert np.array_equal(refused.pairs, batch[sample])
+    assert refused.size == len(batch)
+    assert judge.refusal(batch, both[sample]) is None
     # Half the first rule's pairs agree on everything: a match rate near one half,
     # against which one agreeing field is evidence enough.
     first = np.ones((500, 2), dtype=np.int8)
     first[::2] = 2
-    assert _two_field_judge(first).keeps(one_field[RuleJudge.sample(len(one_field))])
+    assert _two_field_judge(first).refusal(batch, one_field[sample]) is None
     rows = np.arange(10_000)[RuleJudge.sample(10_000)]
     assert len(rows) == JUDGE_SAMPLE
     assert np.all(np.diff(rows) == 5)
@@ -2647,10 +2652,11 @@ def test_batches_judged_after_comparing_get_the_verdicts_judged_before() -> None
         def compared(
             fresh: npt.NDArray[np.int64], judging: bool, first: bool, judge: RuleJudge = judge
         ) -> npt.NDArray[np.int8] | Refused:
-            rows = fresh[RuleJudge.sample(len(fresh))]
-            sampled = _levels(columns, rows[:, 0], rows[:, 1])
-            if judging and not judge.keeps(sampled):
-                return Refused(rows, sampled, len(fresh))
+            if judging:
+                rows = fresh[RuleJudge.sample(len(fresh))]
+                refusal = judge.refusal(fresh, _levels(columns, rows[:, 0], rows[:, 1]))
+                if refusal is not None:
+                    return refusal
             levels = _levels(columns, fresh[:, 0], fresh[:, 1])
             if first:
                 judge.learn(levels)
