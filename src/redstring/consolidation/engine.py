@@ -282,8 +282,12 @@ def _groups(
                 reused=evidence.reused,
             )
         )
-    known = {"name", *(k for group in by_type.values() for e in group for k in e.properties)}
-    missing = sorted(set(overrides or {}) - known)
+    missing = sorted(set(overrides or {}) - {"name"})
+    for group in by_type.values():
+        for e in group:
+            if not missing:
+                break
+            missing = [key for key in missing if key not in e.properties]
     if missing:
         raise InvalidInputError(f"--field {missing[0]}: no record has a property {missing[0]!r}")
     text = [e for e in ordered if not is_record(e)]

@@ -2617,14 +2617,21 @@ def test_a_rule_whose_new_pairs_hold_no_likely_match_is_refused() -> None:
     assert np.arange(50)[RuleJudge.sample(50)].tolist() == list(range(50))
 
 
-def test_batches_judged_after_comparing_get_the_verdicts_judged_before() -> None:
+@pytest.mark.parametrize("judge_sample", [None, 20])
+def test_batches_judged_after_comparing_get_the_verdicts_judged_before(
+    judge_sample: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Catches a batch this thread takes over while the estimate is still running
     judged otherwise than the other thread would judge it (a plan that depends on
     timing), the refused batches' pairs left among the candidates, and a refused
-    batch not reported."""
+    batch not reported. With a sample of 20, every batch past 80 pairs is a large
+    one: only its sample is compared before the verdict."""
+    from redstring.consolidation import record_model
     from redstring.consolidation.comparisons import build_columns
     from redstring.consolidation.record_model import _choose_rules, _in_pair_order, _levels
 
+    if judge_sample is not None:
+        monkeypatch.setattr(record_model, "JUDGE_SAMPLE", judge_sample)
     entities, _ = people(300, 3)
     columns = build_columns(entities, detect_fields(entities).used)
     n = len(entities)
