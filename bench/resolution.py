@@ -4,6 +4,11 @@
     uv run python bench/resolution.py --quick              # smoke run (1k people, all orgs)
     uv run python bench/resolution.py --sets people-parts listings --size 1000 5000
     uv run python bench/resolution.py --no-splink
+    uv run python bench/resolution.py --repeat 3             # times: medians of 3 runs
+
+Each system's time is one run, or with `--repeat N` the median of N runs made in
+turn (redstring, Splink, redstring, ...), so a set near parity is not decided by one
+noisy run; the last table gives each set's consolidate time over Splink's.
 
 No labels are used by either system: gold identities (the source `cluster`) are
 read only to score the output. The sets are built in memory by `variants.py`
@@ -52,6 +57,7 @@ import gc
 import logging
 import re
 import resource
+import statistics
 import sys
 import tempfile
 import threading
@@ -1063,6 +1069,43 @@ def format_table(rows: Sequence[Row]) -> str:
     return "\n".join(lines + (["", *notes] if notes else []))
 
 
+def median_rows(runs: Sequence[Sequence[Row]]) -> list[Row]:
+    """The first run's rows with each row's seconds the median over `runs` (the same
+    systems in the same order) and its peak the largest; a run whose scores differ
+    from the first's is noted (both systems are deterministic on one input)."""
+    first = runs[0]
+    for k, row in enumerate(first):
+        times = [run[k].seconds for run in runs]
+        row.seconds = statistics.median(times)
+        row.peak_mb = max(run[k].peak_mb for run in runs)
+        if len(runs) > 1:
+            row.notes.append("seconds of each run: " + ", ".join(f"{t:.2f}" for t in times))
+        if any((run[k].f1, run[k].precision) != (row.f1, row.precision) for run in runs):
+            row.notes.append(
+                "scores differ between runs: F1 " + ", ".join(f"{run[k].f1}" for run in runs)
+            )
+    return list(first)
+
+
+def format_ratios(rows: Sequence[Row]) -> str:
+    """Per set, redstring's consolidate time over Splink's (below 1: more entities a
+    second than Splink, issue 17's target), and ingest plus consolidate over Splink."""
+    lines = [f"{'set':20} {'consolidate/Splink':>18} {'ingest+consolidate/Splink':>26}"]
+    by_set: dict[str, dict[str, Row]] = {}
+    for row in rows:
+        system = "Splink" if row.system.startswith("Splink") else row.system
+        by_set.setdefault(row.set_name, {})[system] = row
+    for name, found in by_set.items():
+        splink = found.get("Splink")
+        consolidate = found.get("redstring consolidate")
+        ingest = found.get("redstring ingest")
+        if splink is None or consolidate is None or not splink.seconds:
+            continue
+        both = (consolidate.seconds + (ingest.seconds if ingest else 0.0)) / splink.seconds
+        lines.append(f"{name:20} {consolidate.seconds / splink.seconds:17.2f}x {both:25.2f}x")
+    return "\n".join(lines)
+
+
 def plan_runs(
     sets: Sequence[str], sizes: Sequence[int] | None, quick: bool
 ) -> list[tuple[str, int | None]]:
@@ -1089,7 +1132,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--no-splink", action="store_true")
     parser.add_argument("--quick", action="store_true", help="1k people sets: a smoke run")
     parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="runs of each system per set, alternating; times are their medians",
+    )
     args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
 
     if not DATA.exists():
         raise SystemExit(f"no evaluation data at {DATA}")
@@ -1105,16 +1156,23 @@ def main(argv: Sequence[str] | None = None) -> None:
             + (f" --name-column {records.name_column}" if records.name_column else ""),
             flush=True,
         )
-        with tempfile.TemporaryDirectory(prefix="redstring-bench-") as tmp:
-            rows.extend(run_redstring(records, Path(tmp)))
-        if not args.no_splink:
-            rows.append(run_splink(records))
-        print(format_table(rows[-5:] if not args.no_splink else rows[-4:]), flush=True)
+        runs: list[list[Row]] = []
+        for _ in range(args.repeat):
+            with tempfile.TemporaryDirectory(prefix="redstring-bench-") as tmp:
+                run = run_redstring(records, Path(tmp))
+            if not args.no_splink:
+                run.append(run_splink(records))
+            runs.append(run)
+        rows.extend(median_rows(runs))
+        print(format_table(rows[-len(runs[0]) :]), flush=True)
     print(
         f"\nseed {args.seed}; peak MB = peak RSS above the step's start; "
         "ent/s = records / seconds of that row"
+        + (f"; seconds = median of {args.repeat} runs, alternating" if args.repeat > 1 else "")
     )
     print(format_table(rows))
+    if not args.no_splink:
+        print("\n" + format_ratios(rows))
 
 
 if __name__ == "__main__":
