@@ -662,3 +662,22 @@ def test_peak_memory_counts_what_the_step_held_and_not_what_was_held_before() ->
         del held
     assert 50 < memory.peak_mb < 120
     del before
+
+
+def test_repeated_runs_report_median_seconds_and_flag_scores_that_moved() -> None:
+    """Catches a repeat that reports one run's time, or hides runs that disagree."""
+
+    def run(consolidate: float, splink: float, f1: float) -> list[bench.Row]:
+        rows = [
+            bench.Row("s", 10, "redstring ingest", seconds=1.0),
+            bench.Row("s", 10, "redstring consolidate", f1=f1, seconds=consolidate),
+            bench.Row("s", 10, "Splink 5.0.0", f1=0.5, seconds=splink),
+        ]
+        return rows
+
+    rows = bench.median_rows([run(3.0, 2.0, 0.9), run(1.0, 8.0, 0.9), run(2.0, 4.0, 0.8)])
+    assert [r.seconds for r in rows] == [1.0, 2.0, 4.0]
+    assert any("scores differ" in note for note in rows[1].notes)
+    assert not any("scores differ" in note for note in rows[2].notes)
+    ratios = bench.format_ratios(rows).splitlines()
+    assert ratios[1].split() == ["s", "0.50x", "0.75x"]
