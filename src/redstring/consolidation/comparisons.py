@@ -52,10 +52,11 @@ if TYPE_CHECKING:
 LEVELS: dict[FieldKind, tuple[str, ...]] = {
     FieldKind.PERSON_NAME: (
         "different", "jw>=0.80", "one name's tokens inside the other's", "jw>=0.92",
-        "same tokens reordered", "exact",
+        "same tokens reordered or spaced otherwise", "exact",
     ),
     FieldKind.GIVEN_NAME: (
-        "different", "initial agrees", "jw>=0.80", "jw>=0.92", "nickname form", "exact",
+        "different", "initial agrees", "jw>=0.80", "jw>=0.92",
+        "nickname form or spaced otherwise", "exact",
     ),
     FieldKind.FAMILY_NAME: ("different", "jw>=0.80", "jw>=0.92", "exact"),
     FieldKind.NAME: ("different", "jw>=0.80", "token set>=0.85", "jw>=0.92", "exact"),
@@ -182,6 +183,10 @@ class FieldColumn:
     #: Addresses: each entity's first and last token holding a digit ("" when none)
     #: and their lengths (`_house_numbers`), filled on first use.
     house: tuple[npt.NDArray[np.object_], npt.NDArray[np.int64]] | None = None
+    #: Person and given names: each entity's value with its spaces taken out, coded
+    #: ("xiao ming" and "xiaoming", "min jun" from "Min-jun" and "minjun" alike: a
+    #: name's syllables written apart or together); filled on first use.
+    respaced: npt.NDArray[np.int64] | None = None
     #: Given names: each entity's first character (its code point, -1 when missing)
     #: and whether the name is that one character (an initial); filled on first use.
     initials: tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]] | None = None
@@ -1092,7 +1097,7 @@ def _fill(
         put(jw >= 0.80, 2)
         put(similarity(fuzz.token_set_ratio, 99.5) >= 99.5, 3)
         put(jw >= 0.92, 4)
-        put(alt_equal, 5)
+        put(alt_equal | _respaced_equal(column, left, right), 5)
     elif kind is FieldKind.GIVEN_NAME:
         if column.initials is None:
             texts = [str(t) if t else "" for t in column.text.tolist()]
@@ -1104,7 +1109,7 @@ def _fill(
         put((lone[left] | lone[right]) & (first[left] == first[right]), 2)
         put(jw >= 0.80, 3)
         put(jw >= 0.92, 4)
-        put(alt_equal, 5)
+        put(alt_equal | _respaced_equal(column, left, right), 5)
     elif kind is FieldKind.ORGANISATION_NAME:
         # Names sharing a word score 40 or more on token set ("basf services" /
         # "basf finance" ~50): only those can hold a role each (most pairs do not).
@@ -1136,6 +1141,26 @@ def _fill(
     else:  # family names, localities
         put(jw >= 0.80, 2)
         put(jw >= 0.92, 3)
+
+
+def _respaced_equal(
+    column: FieldColumn, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
+) -> npt.NDArray[np.bool_]:
+    """Whether each pair's two names are one name with its syllables written apart
+    or together ("Wang Xiao Ming" / "Wang Xiaoming", "Kim Min-jun" / "Kim Minjun"):
+    read by Jaro-Winkler alone, they were no closer than "Wang Xiaoling"."""
+    if column.respaced is None:
+        present = np.flatnonzero(column.codes >= 0)
+        codes, first = np.unique(column.codes[present], return_index=True)
+        index: dict[str, int] = {}
+        by_code = np.full(int(codes.max()) + 1 if len(codes) else 0, -1, dtype=np.int64)
+        for code, text in zip(codes.tolist(), column.text[present[first]].tolist(), strict=True):
+            by_code[code] = index.setdefault(str(text).replace(" ", ""), len(index))
+        respaced = np.full(len(column.codes), -1, dtype=np.int64)
+        respaced[present] = by_code[column.codes[present]]
+        column.respaced = respaced
+    a, b = column.respaced[left], column.respaced[right]
+    return np.asarray((a == b) & (a >= 0), dtype=np.bool_)
 
 
 #: Pairs compared per numpy step of `_shared` (bounds its LIST_KEPT-squared temporaries).

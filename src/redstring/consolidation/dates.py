@@ -61,6 +61,12 @@ RECORD_MONTHS = MONTHS | {
 #: ordinals and "of", the French first ("1er"), "de"/"del" in Spanish and
 #: Portuguese ("18 de junio de 1856").
 _DATE_WORDS = frozenset({"st", "nd", "rd", "th", "of", "the", "er", "de", "del"})
+#: English weekdays, as a date with its weekday is written ("Sat, 12 May 1962",
+#: what an e-mail client or a calendar exports): a name of the date, not of a month.
+_WEEKDAYS = frozenset(
+    {"monday", "mon", "tuesday", "tue", "tues", "wednesday", "wed", "thursday", "thu",
+     "thur", "thurs", "friday", "fri", "saturday", "sat", "sunday", "sun"}
+)  # fmt: skip
 
 #: A time after the date ("1985-03-12T00:00:00", "12/03/1985 14:30"), as databases
 #: and spreadsheets export a date column; the text is lower-cased first.
@@ -120,10 +126,14 @@ def parse_date(text: str, *, lenient: bool = False) -> int | None:
     months = [RECORD_MONTHS[w] for w in words if w in RECORD_MONTHS]
     numbers = [int(w) for w in words if w.isdigit()]
     others = [w for w in words if not w.isdigit() and w not in RECORD_MONTHS]
-    if len(months) != 1 or not _DATE_WORDS.issuperset(others):
+    if len(months) != 1 or not (_DATE_WORDS | _WEEKDAYS).issuperset(others):
         return None
     years = [n for n in numbers if n >= _MIN_YEAR]
     days = [n for n in numbers if n < _MIN_YEAR]
+    if not years and len(days) == 2 and re.search(r"\D\d{2}$", value):
+        # "12-May-62", "12 May 62" (a database's or a spreadsheet's date): the last
+        # two digits are the year, read as 19yy as numeric dates' are.
+        years, days = [1900 + days[1]], days[:1]
     if len(years) != 1 or len(days) > 1:
         return None
     return _valid(years[0], months[0], days[0] if days else 0)
