@@ -2725,3 +2725,19 @@ def test_a_name_spaced_otherwise_is_the_same_name() -> None:
         got = [levels[g] for g in compare(column, np.asarray([0, 0, 0]), np.asarray([1, 2, 3]))]
         assert got[0] == got[2] == expected
         assert got[1] not in (expected, "exact")
+
+
+@pytest.mark.parametrize("fields", [5, 40])
+def test_distinct_rows_of_levels_count_every_row(fields: int) -> None:
+    """Catches EM weighing a distinct row of levels by anything but the number of
+    pairs holding it: packed into one integer (5 fields) or not (40: past 63 bits)."""
+    from redstring.consolidation.record_model import _distinct_rows
+
+    rng = np.random.default_rng(3)
+    levels = rng.integers(0, 7, (3000, fields)).astype(np.int8)
+    levels[1000:2000] = levels[:1000]  # repeated rows
+    rows, held = _distinct_rows(levels)
+    expected, counts = np.unique(levels, axis=0, return_counts=True)
+    got = {r.tobytes(): h for r, h in zip(rows, held, strict=True)}
+    assert got == {r.tobytes(): float(c) for r, c in zip(expected, counts, strict=True)}
+    assert held.sum() == len(levels)
