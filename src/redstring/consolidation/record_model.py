@@ -36,6 +36,7 @@ import numpy as np
 from redstring.consolidation.comparisons import (
     FieldColumn,
     build_columns,
+    coded_per_value,
     codes_apart,
     compare,
     generations,
@@ -513,36 +514,12 @@ def _keys(column: FieldColumn, transform: str) -> npt.NDArray[np.int64]:
     if transform == "alt":
         return column.alt
     if transform == "phonetic":
-        return _per_value(column, phonetic)
+        return coded_per_value(column, phonetic)
     if transform == "year":
-        return _per_value(column, lambda t: t[:4])
+        return coded_per_value(column, lambda t: t[:4])
     if transform == "initial":
-        return _per_value(column, lambda t: t[:1])
+        return coded_per_value(column, lambda t: t[:1])
     raise ValueError(transform)
-
-
-def _per_value(column: FieldColumn, key: Callable[[str], str]) -> npt.NDArray[np.int64]:
-    """`key` of each entity's value as codes, computed once per distinct value (a
-    soundex of each of people-50k's 50k names was ~0.1 s a name field), numbered as
-    `_factor` of the rows would number them: values are coded by first appearance."""
-    codes = column.codes
-    rows = np.flatnonzero(codes >= 0)
-    out = np.full(len(codes), -1, dtype=np.int64)
-    if not len(rows):
-        return out
-    first = np.empty(int(codes.max()) + 1, dtype=np.int64)
-    first[codes[rows[::-1]]] = rows[::-1]  # the earliest row of each code written last
-    out[rows] = _factor([key(t) for t in column.text[first]])[codes[rows]]
-    return out
-
-
-def _factor(values: Sequence[str]) -> npt.NDArray[np.int64]:
-    index: dict[str, int] = {}
-    out = np.full(len(values), -1, dtype=np.int64)
-    for row, value in enumerate(values):
-        if value:
-            out[row] = index.setdefault(value, len(index))
-    return out
 
 
 def _combine(keys: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
@@ -841,6 +818,21 @@ class RuleJudge:
         """The rows of a batch of `count` pairs the verdict reads."""
         step = max(1, count // JUDGE_SAMPLE)
         return slice(None, step * JUDGE_SAMPLE, step)
+
+    @staticmethod
+    def sampled_first(count: int) -> bool:
+        """Whether a batch of `count` pairs is judged on its sample's levels before
+        it is compared; a smaller one is judged from its own levels, its sample
+        being most of it."""
+        return count > 4 * JUDGE_SAMPLE
+
+    @staticmethod
+    def sample_levels(
+        columns: Sequence[FieldColumn], fresh: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.int8]:
+        """The levels of the `sample` rows of the batch `fresh`."""
+        rows = fresh[RuleJudge.sample(len(fresh))]
+        return _levels(columns, rows[:, 0], rows[:, 1])
 
     def learn(self, levels: npt.NDArray[np.int8]) -> None:
         """The bar, from the levels of the first rule's pairs."""
@@ -1364,16 +1356,15 @@ def train(
             matches among them; the first rule's teach it its bar. On the pool's
             thread the estimate is done (it ran first), and so is the first rule's
             batch."""
-            if judge is not None and judging and len(fresh) > 4 * JUDGE_SAMPLE:
-                rows = fresh[RuleJudge.sample(len(fresh))]
-                refusal = judge.refusal(fresh, _levels(columns, rows[:, 0], rows[:, 1]))
+            sampled_first = RuleJudge.sampled_first(len(fresh))
+            if judge is not None and judging and sampled_first:
+                refusal = judge.refusal(fresh, RuleJudge.sample_levels(columns, fresh))
                 if refusal is not None:
                     return refusal
             levels = _levels(columns, fresh[:, 0], fresh[:, 1])
             if judge is not None and first:
                 judge.learn(levels)
-            if judge is not None and judging and len(fresh) <= 4 * JUDGE_SAMPLE:
-                # A small batch is judged from its own levels: its sample is most of it.
+            if judge is not None and judging and not sampled_first:
                 return judge.refusal(fresh, levels[RuleJudge.sample(len(fresh))]) or levels
             return levels
 
@@ -1542,9 +1533,8 @@ def _in_pair_order(
             continue
         if judge is None or not judged[k] or judge.ready():
             done[k] = compared(fresh, judged[k], k == 0)
-        elif len(fresh) > 4 * JUDGE_SAMPLE:
-            rows = fresh[RuleJudge.sample(len(fresh))]
-            deferred[k] = _levels(columns, rows[:, 0], rows[:, 1])
+        elif RuleJudge.sampled_first(len(fresh)):
+            deferred[k] = RuleJudge.sample_levels(columns, fresh)
         else:
             done[k] = _levels(columns, fresh[:, 0], fresh[:, 1])
             unjudged.append(k)
