@@ -16,11 +16,16 @@ no soundex key at all rather than a meaningless one.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import jellyfish
 
-from redstring.domain.normalization import ascii_letters, normalize_name
+from redstring.domain.normalization import (
+    ascii_letters,
+    normalize_name,
+    normalized_ascii_letters,
+)
 
 if TYPE_CHECKING:
     from redstring.domain.entity import Entity
@@ -53,20 +58,33 @@ def prefix_key_for_name(name: str) -> str:
 
 def soundex_key_for_name(name: str) -> str | None:
     """`s:` + soundex of the name's ASCII letters, or `None` when it has none."""
-    letters = ascii_letters(name)
-    if not letters:
-        return None
-    return SOUNDEX_FAMILY + str(jellyfish.soundex(letters))
+    return _soundex_key(ascii_letters(name))
 
 
+def _soundex_key(letters: str) -> str | None:
+    return SOUNDEX_FAMILY + str(jellyfish.soundex(letters)) if letters else None
+
+
+@functools.lru_cache(maxsize=256)
 def type_key_for_type(entity_type: str) -> str:
-    """`t:` + the normalized type: every entity is in at least one block."""
+    """`t:` + the normalized type: every entity is in at least one block. Cached:
+    a records import asks it of the same type once per record."""
     return TYPE_FAMILY + normalize_name(entity_type)
 
 
 def name_blocking_keys(name: str, entity_type: str) -> list[str]:
     """Every key an entity of this name and type is filed under, in family order."""
-    keys = [prefix_key_for_name(name), soundex_key_for_name(name), type_key_for_type(entity_type)]
+    return normalized_blocking_keys(normalize_name(name), entity_type)
+
+
+def normalized_blocking_keys(normalized: str, entity_type: str) -> list[str]:
+    """`name_blocking_keys` of a name already through `normalize_name` (an entity
+    being built normalizes its name once for its `normalized_name` and its keys)."""
+    keys = [
+        PREFIX_FAMILY + normalized[:PREFIX_LENGTH],
+        _soundex_key(normalized_ascii_letters(normalized)),
+        type_key_for_type(entity_type),
+    ]
     return list(dict.fromkeys(key for key in keys if key is not None))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
-from redstring.domain.blocking import name_blocking_keys
+from redstring.domain.blocking import normalized_blocking_keys
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.provenance import Provenance
@@ -40,10 +40,14 @@ class Entity(BaseModel):
 
     @model_validator(mode="after")
     def _derive(self) -> Entity:
-        if not self.normalized_name:
-            self.normalized_name = normalize_name(self.name)
-        if not self.blocking_keys:
-            self.blocking_keys = name_blocking_keys(self.name, self.entity_type)
+        # Normalized once for both (a records import builds 10k entities a batch);
+        # an entity read back from a store has both and normalizes nothing.
+        if not self.normalized_name or not self.blocking_keys:
+            normalized = normalize_name(self.name)
+            if not self.normalized_name:
+                self.normalized_name = normalized
+            if not self.blocking_keys:
+                self.blocking_keys = normalized_blocking_keys(normalized, self.entity_type)
         return self
 
 

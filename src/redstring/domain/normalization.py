@@ -13,6 +13,8 @@ import unicodedata
 
 _SEPARATORS = re.compile(r"[^\w'\-]+", re.UNICODE)
 _WHITESPACE = re.compile(r"\s+")
+#: Everything but the ASCII letters (a character both `isascii` and `isalpha`).
+_NOT_ASCII_LETTER = re.compile(r"[^A-Za-z]+")
 
 
 def normalize_name(name: str) -> str:
@@ -37,5 +39,9 @@ def ascii_letters(name: str) -> str:
     NFKD first so an accented letter becomes base + combining mark and the base
     survives the filter; filtering without it would drop "é" entirely.
     """
-    decomposed = unicodedata.normalize("NFKD", normalize_name(name))
-    return "".join(c for c in decomposed if c.isascii() and c.isalpha())
+    return normalized_ascii_letters(normalize_name(name))
+
+
+def normalized_ascii_letters(normalized: str) -> str:
+    """`ascii_letters` of a name already through `normalize_name`."""
+    return _NOT_ASCII_LETTER.sub("", unicodedata.normalize("NFKD", normalized))

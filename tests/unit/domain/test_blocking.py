@@ -6,6 +6,7 @@ from redstring.domain.blocking import (
     PREFIX_LENGTH,
     blocking_keys,
     lexicon_keys,
+    name_blocking_keys,
     name_token_keys,
     prefix_key,
     prefix_key_for_name,
@@ -37,6 +38,20 @@ def test_every_entity_has_a_type_key_so_none_is_unblockable() -> None:
     assert type_key(entity) == "t:product"
     assert "t:product" in blocking_keys(entity)
     assert entity.blocking_keys == blocking_keys(entity)
+
+
+def test_a_built_entity_is_filed_under_its_names_keys() -> None:
+    """The entity normalizes its name once for its normalized name and its keys:
+    the keys are still those the name alone gives, accents, ligatures, scripts
+    without ASCII letters and digits included."""
+    for name in ("Ada Lovelace", "  Émile   ZOLA ", "ﬁnn O'Brien-Smith", "株式会社", "12345"):
+        entity = make_entity(name=name, entity_type="Person")
+        assert entity.blocking_keys == name_blocking_keys(name, "Person")
+        assert entity.blocking_keys == [
+            key
+            for key in (prefix_key_for_name(name), soundex_key_for_name(name), "t:person")
+            if key is not None
+        ]
 
 
 def test_prefix_key_for_name_agrees_with_the_entity_form() -> None:
