@@ -100,6 +100,9 @@ LIST_KEPT = 8
 
 #: How far below a similarity cutoff rapidfuzz is asked to stop (see `_similarity`).
 CUTOFF_SLACK = 1e-6
+#: Decimals a similarity is rounded to before its bands are read (`_fill`): far
+#: below any band's width, far above the kernels' rounding differences (~1e-16).
+SCORE_DECIMALS = 9
 #: Pairs from which `compare` scores each distinct pair of values once.
 DEDUPLICATE_FROM = 1000
 #: Calls comparing fewer open pairs than this ask and fill the column's `memo`:
@@ -952,13 +955,16 @@ def generations(column: FieldColumn) -> npt.NDArray[np.int64] | None:
         if held < GENERATION_SHARE * len(present) or not FATHER_OR_SON & set(named):
             suffixed = column.spec.kind in _SUFFIXED_KINDS
             named = [name_generation(t) for t in texts] if suffixed else []
-        column.generation = np.zeros(0, dtype=np.int64)
+        marks = np.zeros(0, dtype=np.int64)
         if any(named):
             number = {g: k for k, g in enumerate(sorted({g for g in named if g}))}
             by_code = np.asarray([number.get(g, -1) if g else -1 for g in named], dtype=np.int64)
             marks = np.full(len(column.codes), -1, dtype=np.int64)
             marks[present] = by_code[np.searchsorted(codes, column.codes[present])]
-            column.generation = marks
+        # Set once, complete: the rule choice's batches and the estimate compare on
+        # two threads, and one that met a half-built column (an empty array, "no
+        # suffixes") scored pairs apart in suffix as alike (u differed run to run).
+        column.generation = marks
     return column.generation if len(column.generation) else None
 
 
@@ -988,8 +994,14 @@ def _fill(
 
     def similarity(scorer: Any, lowest: float) -> npt.NDArray[np.float64]:
         if dense is None:
-            return _similarity(scorer, lt, rt, lowest)
-        return dense.scores(scorer, _cutoff(lowest))
+            scores = _similarity(scorer, lt, rt, lowest)
+        else:
+            scores = dense.scores(scorer, _cutoff(lowest))
+        # Rounded: cdist's batched kernels and cpdist differ in the last bits, and a
+        # score on a band's edge ("m" / "may": Jaro-Winkler 0.8) fell on either side
+        # of it by path. A value pair's level must not depend on which path compared
+        # it first (`FieldColumn.memo` keeps it): contacts' u differed run to run.
+        return np.round(scores, SCORE_DECIMALS)
 
     def one_edit() -> npt.NDArray[np.bool_]:
         if dense is None:

@@ -258,9 +258,12 @@ def _groups(
     ordered = sorted(entities, key=_order_key)
     groups: list[_Group] = []
     by_type: dict[str, list[Entity]] = {}
+    text: list[Entity] = []
     for entity in ordered:
         if is_record(entity):
             by_type.setdefault(entity.entity_type, []).append(entity)
+        else:
+            text.append(entity)
     for entity_type in sorted(by_type):
         members, owners = _records_of(by_type[entity_type], members_of)
         evidence = train(members, overrides=overrides, model=(models or {}).get(entity_type))
@@ -290,7 +293,6 @@ def _groups(
             missing = [key for key in missing if key not in e.properties]
     if missing:
         raise InvalidInputError(f"--field {missing[0]}: no record has a property {missing[0]!r}")
-    text = [e for e in ordered if not is_record(e)]
     if text:
         mentions = score_mentions(text, neighbours=neighbours)
         groups.append(

@@ -77,6 +77,16 @@ class ResolvedFields:
     conflicts: tuple[PropertyConflict, ...] = field(default_factory=tuple)
 
 
+def _identity(value: JsonValue) -> object:
+    """What makes two property values one value, as their canonical JSON texts would
+    (the conflicts are ordered by those): a string is itself (nearly every value of
+    a merge; the same string, the same text), any other value its text in a tuple,
+    which no string equals."""
+    if type(value) is str:
+        return value
+    return (_canonical_json(value),)
+
+
 def _canonical_json(value: JsonValue) -> str:
     if value is None or isinstance(value, str | int | float):
         return _scalar_json(value)
@@ -113,19 +123,25 @@ def resolve_fields(members: Sequence[Entity]) -> ResolvedFields:
     canonical = choose_canonical(members)
     ordered = sorted(members, key=canonical_order_key)
     properties: dict[str, JsonValue] = {}
-    kept: dict[str, str] = {}
-    seen: dict[str, dict[str, JsonValue]] = {}
+    kept: dict[str, object] = {}
+    seen: dict[str, dict[object, JsonValue]] = {}
     for member in ordered:
         for key, value in member.properties.items():
-            text = _canonical_json(value)
+            same = _identity(value)
             if key not in properties:
-                properties[key], kept[key] = value, text
-            seen.setdefault(key, {})[text] = value
+                properties[key], kept[key] = value, same
+            seen.setdefault(key, {})[same] = value
     conflicts = tuple(
         PropertyConflict(
             key=key,
             kept=properties[key],
-            others=tuple(v for text, v in sorted(values.items()) if text != kept[key]),
+            others=tuple(
+                v
+                for _, v in sorted(
+                    ((_canonical_json(v), v) for same, v in values.items() if same != kept[key]),
+                    key=lambda pair: pair[0],
+                )
+            ),
         )
         for key, values in sorted(seen.items())
         if len(values) > 1

@@ -75,6 +75,20 @@ def test_merged_fields_keep_every_value_and_record_conflicts() -> None:
     assert merged.confidence == 1.0
 
 
+def test_values_of_other_json_types_stay_apart_and_conflicts_go_in_json_order() -> None:
+    """Two values are one exactly when their JSON texts are: the string "1", the
+    number 1, 1.0 and true are four values, and a list equal to another is one. The
+    values set aside are ordered by their JSON text."""
+    values: list[object] = ["1", 1, 1.0, True, None, ["a", 1], ["a", 1], "b", {"k": 2}]
+    members = [
+        make_entity(entity_id=_id(n + 1), name="Ada", properties={"v": value})
+        for n, value in enumerate(values)
+    ]
+    (conflict,) = resolve_fields(members).conflicts
+    assert conflict.kept == "1"
+    assert conflict.others == ("b", 1, 1.0, ["a", 1], None, True, {"k": 2})
+
+
 def test_the_best_attested_spelling_names_the_cluster() -> None:
     """One misspelt record must not name a cluster that two sources spell alike, even
     when the misspelt record alone carries the most provenance."""

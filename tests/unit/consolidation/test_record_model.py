@@ -2741,3 +2741,27 @@ def test_distinct_rows_of_levels_count_every_row(fields: int) -> None:
     got = {r.tobytes(): h for r, h in zip(rows, held, strict=True)}
     assert got == {r.tobytes(): float(c) for r, c in zip(expected, counts, strict=True)}
     assert held.sum() == len(levels)
+
+
+def test_a_value_pairs_level_does_not_depend_on_how_it_was_compared() -> None:
+    """ "m" / "may" scores Jaro-Winkler 0.8, the edge of a given-name band: rapidfuzz's
+    matrix kernel (a batch covering most pairs of a few values, as u's random pairs
+    do) and its pair list (a small batch) put it on either side by their last bits,
+    and the column's memo then kept whichever came first -- the estimate's u
+    differed from run to run by thread timing. Both ways now give one level."""
+    from redstring.consolidation.comparisons import DENSE_FROM, FieldSpec, build_columns, compare
+
+    spec = FieldSpec(name="first", kind=FieldKind.GIVEN_NAME, sources=("first",), reason="test")
+    side = math.isqrt(DENSE_FROM) + 2
+    names = ["may", *(f"l{k:04d}q" for k in range(side - 1))]
+    names += ["m", *(f"r{k:04d}z" for k in range(side - 1))]
+    entities = [_entity(f"k{k}", "x", "Person", {"first": name}) for k, name in enumerate(names)]
+    grid = np.indices((side, side)).reshape(2, -1)
+    matrix = grid[0], grid[1] + side  # every left value against every right one
+    one = np.asarray([0]), np.asarray([side])  # "may" / "m" alone
+    levels = set()
+    for first, then in ((matrix, one), (one, matrix)):
+        (column,) = build_columns(entities, [spec])
+        levels.add(int(compare(column, *first)[0]))
+        levels.add(int(compare(column, *then)[0]))
+    assert len(levels) == 1
