@@ -26,6 +26,7 @@ from redstring.consolidation.kinds import (
     NAME_FIELD,
     FieldKind,
     FieldSpec,
+    column_table,
     column_text,
     list_separator,
     name_remainder,
@@ -42,7 +43,7 @@ from redstring.consolidation.names import (
 from redstring.consolidation.sorted_runs import SortedRuns
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     import numpy.typing as npt
 
@@ -242,19 +243,24 @@ def _date_value(raws: tuple[str, ...], kind: FieldKind) -> int | None:
     return parse_date(raw, lenient=True)
 
 
-def _normalised(entities: Sequence[Entity], spec: FieldSpec) -> list[tuple[str, str]]:
-    """`_normalise` of each entity's field (`_normalise_each`)."""
-    dated = spec.kind in (FieldKind.DATE, FieldKind.YEAR)
-    joined = dated or spec.kind in (FieldKind.ADDRESS, FieldKind.COORDINATES)
-    sources = spec.sources if joined else spec.sources[:1]
-    remainder = spec.kind is FieldKind.PERSON_NAME and len(spec.sources) > 1
-    # Column by column: a cell read per entity and source was a third of the time.
-    needed = spec.sources if remainder else sources
-    cells = [column_text(entities, source) for source in needed]
-    read: Iterable[tuple[str, ...]] = zip(*cells[: len(sources)], strict=True)
-    if remainder:
+def _read_sources(spec: FieldSpec) -> tuple[str, ...]:
+    """The properties `_normalised` reads for `spec`."""
+    joined = spec.kind in (FieldKind.DATE, FieldKind.YEAR, FieldKind.ADDRESS)
+    if joined or spec.kind is FieldKind.COORDINATES:
+        return spec.sources
+    if spec.kind is FieldKind.PERSON_NAME and len(spec.sources) > 1:
+        return spec.sources  # the full name and the parts it is read without
+    return spec.sources[:1]
+
+
+def _normalised(spec: FieldSpec, table: Mapping[str, list[str]]) -> list[tuple[str, str]]:
+    """`_normalise` of each entity's field (`_normalise_each`), its cells read from
+    `table` (`column_table`)."""
+    cells = [table[source] for source in _read_sources(spec)]
+    read: Iterable[tuple[str, ...]] = zip(*cells, strict=True)
+    if spec.kind is FieldKind.PERSON_NAME and len(spec.sources) > 1:
         parts = list(zip(*cells[1:], strict=True))
-        read = ((name_remainder(cells[0][k], list(parts[k])),) for k in range(len(entities)))
+        read = ((name_remainder(cells[0][k], list(parts[k])),) for k in range(len(cells[0])))
     out = _normalise_each(read, spec.kind)
     if spec.kind is FieldKind.IDENTIFIER:
         return _codes(out)
@@ -436,11 +442,15 @@ def _list_column(entities: Sequence[Entity], spec: FieldSpec) -> FieldColumn:
 def build_columns(entities: Sequence[Entity], specs: Sequence[FieldSpec]) -> list[FieldColumn]:
     columns = []
     normalised: dict[int, list[tuple[str, str]]] = {}
+    table = column_table(
+        entities,
+        (s for spec in specs if spec.kind is not FieldKind.LIST for s in _read_sources(spec)),
+    )
     for f, spec in enumerate(specs):
         if spec.kind is FieldKind.LIST:
             columns.append(_list_column(entities, spec))
             continue
-        normalised[f] = _normalised(entities, spec)
+        normalised[f] = _normalised(spec, table)
         column = _column(spec, normalised[f])
         if spec.kind is FieldKind.TEXT:
             column.item_rows, column.item_codes = _rare_words(column.text)

@@ -231,6 +231,24 @@ def test_digit_strings_in_a_phone_column_are_phones_and_elsewhere_codes() -> Non
     assert kinds["account_no"] is FieldKind.IDENTIFIER
 
 
+def test_a_table_of_columns_reads_each_column_as_alone() -> None:
+    """Catches the one-pass read of several columns (`column_table`) shifting a cell
+    to another row or column, or taking the name a record's key stands in for."""
+    from redstring.consolidation.kinds import column_table, column_text
+
+    entities = [
+        _entity("a", "Ada Byron", "Person", {"town": "London", "born": 1815, "id": "a"}),
+        _entity("b", "b", "Person", {"born": "1815-12-10", "note": ["x", "y"], "id": "b"}),
+        _entity("c", "Carl", "Person", {"town": "", "id": "c"}),
+    ]
+    keys = ["town", NAME_FIELD, "born", "note", "town", "absent"]
+    table = column_table(entities, keys)
+    assert set(table) == set(keys)
+    for key in keys:
+        assert table[key] == column_text(entities, key), key
+    assert table["town"] == ["London", "", ""]
+
+
 def test_ages_are_compared_by_years_apart() -> None:
     """Catches an age column read as a category: snapshots of a voter roll age a
     voter two years apart (a category calls that "different", so EM learns ages
