@@ -488,12 +488,15 @@ def test_the_command_line_ends_without_teardown_yet_runs_every_exit_handler(
     tmp_path: Path,
 ) -> None:
     """Catches `_leave` skipping the exit handlers (coverage's, logging's, a library's)
-    along with the interpreter's teardown, or losing the exit status or the output."""
+    along with the interpreter's teardown, or losing the exit status or the output;
+    and an error wrapped onto a second line off a terminal (the path is long enough
+    to pass rich's 80 columns)."""
+    db = tmp_path / ("workspace-" * 8 + ".db")
     script = (
         "import atexit, sys\n"
         "atexit.register(lambda: print('handled', flush=True))\n"
         "from redstring.cli.app import main\n"
-        f"sys.argv = ['redstring', 'init', '--db', {str(tmp_path / 'w.db')!r}]\n"
+        f"sys.argv = ['redstring', 'init', '--db', {str(db)!r}]\n"
         "main()\n"
     )
     first = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
@@ -502,5 +505,5 @@ def test_the_command_line_ends_without_teardown_yet_runs_every_exit_handler(
     assert first.stdout.rstrip().endswith("handled")
     again = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert again.returncode == 1
-    assert "already exists" in again.stderr
+    assert again.stderr == f"error: {db} already exists; remove it or choose another --db\n"
     assert again.stdout.strip() == "handled"

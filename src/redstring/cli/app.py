@@ -66,7 +66,9 @@ app = typer.Typer(
     help="Documents and records into a tenant-scoped knowledge graph: ingest, consolidate, search.",
 )
 console = Console()
-errors = Console(stderr=True)
+# Never wrapped: a message split at column 80 (rich's width off a terminal) breaks
+# what a log or a script greps for, and a terminal wraps long lines itself.
+errors = Console(stderr=True, soft_wrap=True)
 
 DbOption = Annotated[
     Path,
