@@ -245,9 +245,8 @@ def _date_value(raws: tuple[str, ...], kind: FieldKind) -> int | None:
 
 def _read_sources(spec: FieldSpec) -> tuple[str, ...]:
     """The properties `_normalised` reads for `spec`."""
-    joined = spec.kind in (FieldKind.DATE, FieldKind.YEAR, FieldKind.ADDRESS)
-    if joined or spec.kind is FieldKind.COORDINATES:
-        return spec.sources
+    if spec.kind in (FieldKind.DATE, FieldKind.YEAR, FieldKind.ADDRESS, FieldKind.COORDINATES):
+        return spec.sources  # its parts joined into one value
     if spec.kind is FieldKind.PERSON_NAME and len(spec.sources) > 1:
         return spec.sources  # the full name and the parts it is read without
     return spec.sources[:1]

@@ -53,7 +53,11 @@ def prefix_key_for_name(name: str) -> str:
     whatever the extractor wrote, and a key that depended on which extractor ran
     would make blocking silently miss matches across sources.
     """
-    return PREFIX_FAMILY + normalize_name(name)[:PREFIX_LENGTH]
+    return _prefix_key(normalize_name(name))
+
+
+def _prefix_key(normalized: str) -> str:
+    return PREFIX_FAMILY + normalized[:PREFIX_LENGTH]
 
 
 def soundex_key_for_name(name: str) -> str | None:
@@ -81,7 +85,7 @@ def normalized_blocking_keys(normalized: str, entity_type: str) -> list[str]:
     """`name_blocking_keys` of a name already through `normalize_name` (an entity
     being built normalizes its name once for its `normalized_name` and its keys)."""
     keys = [
-        PREFIX_FAMILY + normalized[:PREFIX_LENGTH],
+        _prefix_key(normalized),
         _soundex_key(normalized_ascii_letters(normalized)),
         type_key_for_type(entity_type),
     ]
