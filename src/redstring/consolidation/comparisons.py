@@ -792,6 +792,33 @@ def _one_word(x: str, y: str) -> bool:
     return len(short) >= 4 and JaroWinkler.similarity(x, y) >= 0.9
 
 
+#: Letters each of two organisation names needs before `names_apart` reads them:
+#: shorter ones ("DSM" / "Dsn", "NSP" / "NXP") share no three letters when mistyped.
+NAMES_APART_MIN_LETTERS = 6
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _trigrams(text: str) -> tuple[frozenset[str], int]:
+    """A name's three-letter sequences (legal forms and filler words left out) and
+    how many letters it holds."""
+    core = " ".join(t for t in core_tokens(text, "organization") if t not in _ORG_FILLER)
+    return frozenset(core[i : i + 3] for i in range(len(core) - 2)), sum(c.isalpha() for c in core)
+
+
+def names_apart(left: str, right: str) -> bool:
+    """Whether two organisation names have not three letters in sequence in common
+    ("circus circus" / "steak house": two restaurants of one casino, on its address
+    and switchboard). Retyped, abbreviated and reordered copies of one name keep
+    some ("Filips Elektroniks" / "Philips Gloeilampenfabrieken": "lip", "ips");
+    names under `NAMES_APART_MIN_LETTERS` letters are not read."""
+    (a, a_letters), (b, b_letters) = _trigrams(left), _trigrams(right)
+    return (
+        a_letters >= NAMES_APART_MIN_LETTERS
+        and b_letters >= NAMES_APART_MIN_LETTERS
+        and a.isdisjoint(b)
+    )
+
+
 def _numbered(text: str) -> list[str]:
     """The words of a text that hold a digit: a house number, a model code, an edition."""
     return [word for word in text.split() if any(c.isdigit() for c in word)]

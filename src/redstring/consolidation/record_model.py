@@ -40,6 +40,7 @@ from redstring.consolidation.comparisons import (
     codes_apart,
     compare,
     generations,
+    names_apart,
     phonetic,
 )
 from redstring.consolidation.kinds import (
@@ -368,6 +369,9 @@ class RecordEvidence:
             gate = _NAME_GATES.get(column.spec.kind)
             if column.spec.name == NAME_FIELD and gate is not None:
                 far = (levels[:, f] > 0) & (levels[:, f] < gate) & ~same_id
+                if column.spec.kind is FieldKind.ORGANISATION_NAME:
+                    different = (levels[:, f] == gate) & ~same_id
+                    far |= _names_apart(column, different, probability, left, right)
                 probability = np.where(far, 0.0, probability)
         if self.names_only:
             # Every name both records hold differs outright ("different", level 1):
@@ -427,6 +431,25 @@ class RecordEvidence:
                 part[exact] += self.log_random_u[f] - np.log(freq)
             total.add(f, part)
         return total.result()
+
+
+def _names_apart(
+    column: FieldColumn,
+    different: npt.NDArray[np.bool_],
+    probability: npt.NDArray[np.float64],
+    left: npt.NDArray[np.int64],
+    right: npt.NDArray[np.int64],
+) -> npt.NDArray[np.bool_]:
+    """Per pair, whether two organisations' own names, "different" (no level of
+    closeness), have not three letters in common (`comparisons.names_apart`): the
+    restaurants of one casino, the tenants of one building, whose address and phone
+    agree and, weighed as independent fields, outweigh the names (Fodors-Zagat:
+    precision 0.886 -> 0.948). Read only where the score is not 0 already."""
+    out = np.zeros(len(different), dtype=bool)
+    text = column.text
+    for k in np.flatnonzero(different & (probability > 0.0)).tolist():
+        out[k] = names_apart(str(text[left[k]]), str(text[right[k]]))
+    return out
 
 
 def _fits(model: TrainedModel, columns: Sequence[FieldColumn]) -> bool:
