@@ -1049,9 +1049,8 @@ def _fill(
         out[target] = np.maximum(out[target], level)
 
     if kind in (FieldKind.DATE, FieldKind.YEAR):
-        if column.numbers is None:
-            column.numbers = np.asarray([int(t) if t else -1 for t in column.text], dtype=np.int64)
-        lv, rv = column.numbers[left], column.numbers[right]
+        stamps = dated(column)
+        lv, rv = stamps[left], stamps[right]
         years = np.abs(lv // 10000 - rv // 10000)
         # Ten years apart is still a typo's reach (1836 -> 1846); two centuries is
         # another person, which the "different" level alone could not say.
@@ -1189,6 +1188,14 @@ def _fill(
     else:  # family names, localities
         put(jw >= 0.80, 2)
         put(jw >= 0.92, 3)
+
+
+def dated(column: FieldColumn) -> npt.NDArray[np.int64]:
+    """A date or year column's values as YYYYMMDD numbers (a year alone YYYY0000), -1
+    where missing."""
+    if column.numbers is None:
+        column.numbers = np.asarray([int(t) if t else -1 for t in column.text], dtype=np.int64)
+    return column.numbers
 
 
 def _respaced_equal(

@@ -39,6 +39,7 @@ from redstring.consolidation.comparisons import (
     coded_per_value,
     codes_apart,
     compare,
+    dated,
     generations,
     names_apart,
     phonetic,
@@ -159,6 +160,14 @@ _NAME_GATES = {
     FieldKind.NAME: NAME_GATE_LEVEL,
     FieldKind.ORGANISATION_NAME: ORGANISATION_GATE_LEVEL,
 }
+#: Kinds of the own name of a work -- a paper, a film, a song, an article: a thing
+#: neither person nor organisation (`kinds`) -- whose years, or dates, more than
+#: `WORK_YEARS_APART` apart keep two records apart: a journal's "Editor's notes" of
+#: 1997 and of 2002, a paper's conference and journal versions, a film and its
+#: remake share title and authors. Two sources may each be a year off (a release
+#: and a production year), so two years apart is still one work.
+WORK_NAME_KINDS = frozenset({FieldKind.TEXT, FieldKind.NAME})
+WORK_YEARS_APART = 2
 #: A pair vetoes a join in clustering only when both records hold at least this many
 #: of the same fields besides the name: one sharing less cannot show two different
 #: things, only missing evidence. Measured (bench/README.md, BACKLOG "The clustering's
@@ -373,6 +382,13 @@ class RecordEvidence:
                     different = (levels[:, f] == gate) & ~same_id
                     far |= _names_apart(column, different, probability, left, right)
                 probability = np.where(far, 0.0, probability)
+        if self._work:
+            for column in self.columns:
+                if column.spec.kind in (FieldKind.YEAR, FieldKind.DATE):
+                    one, two = dated(column)[left], dated(column)[right]
+                    years = np.abs(one // 10000 - two // 10000)
+                    apart = (one >= 0) & (two >= 0) & (years > WORK_YEARS_APART) & ~same_id
+                    probability = np.where(apart, 0.0, probability)
         if self.names_only:
             # Every name both records hold differs outright ("different", level 1):
             # with nothing but names to go on, nothing says they are one person.
@@ -380,6 +396,13 @@ class RecordEvidence:
             differ = held.any(axis=1) & ((levels == 1) | ~held).all(axis=1)
             probability = np.where(differ, 0.0, probability)
         return probability
+
+    @property
+    def _work(self) -> bool:
+        """Whether these are works (`WORK_NAME_KINDS`): their own name is a title."""
+        return any(
+            c.spec.name == NAME_FIELD and c.spec.kind in WORK_NAME_KINDS for c in self.columns
+        )
 
     def _own_fields_agree(
         self, levels: npt.NDArray[np.int8], id_field: int
