@@ -58,6 +58,18 @@ def test_a_quoted_csv_field_may_span_lines_and_short_rows_keep_their_fields(
     assert read_records(empty) == []
 
 
+def test_a_byte_order_mark_is_not_part_of_the_first_column_name(tmp_path: Path) -> None:
+    """Catches an Excel "CSV UTF-8" export (a byte-order mark first, ';' between
+    fields, CRLF line ends) read with the mark in its first header, so `--id-column
+    id` found no column 'id'."""
+    path = tmp_path / "excel.csv"
+    path.write_bytes("\ufeffid;name\r\n1;Ann Lee\r\n".encode())
+    assert read_records(path) == [{"id": "1", "name": "Ann Lee"}]
+    lines = tmp_path / "marked.jsonl"
+    lines.write_bytes('\ufeff{"name": "Ann"}\n'.encode())
+    assert read_records(lines) == [{"name": "Ann"}]
+
+
 def test_a_document_that_is_not_utf8_or_not_a_file_is_refused_by_name(tmp_path: Path) -> None:
     latin = tmp_path / "latin.md"
     latin.write_bytes("café".encode("latin-1"))

@@ -46,9 +46,12 @@ BATCHES_PER_COMMIT = 10
 
 
 def read_text_file(path: Path) -> str:
-    """A document's text; `UnreadableFileError` naming the file if it is not UTF-8 text."""
+    """A document's text; `UnreadableFileError` naming the file if it is not UTF-8 text.
+    A leading byte-order mark (Excel's "CSV UTF-8" writes one) is no part of it: left
+    in, it joined the first column's name ("\ufeffid"), and `--id-column id` found no
+    such column."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise UnreadableFileError(
             f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
@@ -77,7 +80,7 @@ CSV_DELIMITERS = (",", ";", "\t", "|")
 def csv_delimiter(text: str) -> str:
     """The delimiter of a CSV file: the one its header line holds most often (a
     header rarely holds a comma of its own), ',' when it holds none."""
-    header = text.lstrip("\ufeff").split("\n", 1)[0]
+    header = text.split("\n", 1)[0]
     counts = {d: header.count(d) for d in CSV_DELIMITERS}
     best = max(CSV_DELIMITERS, key=lambda d: counts[d])
     return best if counts[best] > 0 else ","
