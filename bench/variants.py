@@ -1716,10 +1716,10 @@ def fodors_zagat() -> RecordSet:
         raise SystemExit(f"fodors-zagat: no guides at ${FODORS_ZAGAT_ENV}; {FODORS_ZAGAT_HOW}")
     rows: list[dict[str, str]] = []
     for tag, path in zip("fz", files[:2], strict=False):
-        with path.open(newline="", encoding="latin-1") as handle:
+        with path.open(newline="", encoding="utf-8") as handle:
             rows.extend({**row, "id": tag + row["id"]} for row in csv.DictReader(handle))
     gold = {row["id"]: row["id"] for row in rows}
-    with files[2].open(newline="", encoding="latin-1") as handle:
+    with files[2].open(newline="", encoding="utf-8") as handle:
         for match in csv.DictReader(handle):
             gold["z" + match["zagats_id"]] = "f" + match["fodors_id"]
     return RecordSet(
