@@ -349,11 +349,13 @@ class RecordEvidence:
         right: npt.NDArray[np.int64],
     ) -> npt.NDArray[np.float64]:
         """Probability 0 where the entity's own name is not close enough for its kind
-        (`_NAME_GATES`) -- unless the two hold one id number: one ISBN is one book
-        however its title was retyped ("Code Book 2" / "Code Boko 2: A Novel") --
-        where they hold two ids (`ID_APART_M`), where their points on the map are
-        far apart, or where both hold a generational suffix and the two differ
-        ("Sr" / "Jr": a father and son of one name, home and line; `generations`)."""
+        (`_NAME_GATES`; two organisations' names without three letters in common,
+        `_names_apart`) or two works' years lie apart (`WORK_YEARS_APART`) -- unless
+        the two hold one id number: one ISBN is one book however its title was
+        retyped ("Code Book 2" / "Code Boko 2: A Novel") -- where they hold two ids
+        (`ID_APART_M`), where their points on the map are far apart, or where both
+        hold a generational suffix and the two differ ("Sr" / "Jr": a father and son
+        of one name, home and line; `generations`)."""
         same_id = np.zeros(len(levels), dtype=bool)
         for f, column in enumerate(self.columns):
             if column.spec.kind is FieldKind.IDENTIFIER:
