@@ -146,6 +146,7 @@ import csv
 import gzip
 import hashlib
 import json
+import os
 import random
 import re
 from collections import defaultdict
@@ -1708,14 +1709,12 @@ def fodors_zagat() -> RecordSet:
     """The real Fodors-Zagat guides from ``$REDSTRING_FODORS_ZAGAT`` (`fodors.csv`,
     `zagats.csv`, `matches_fodors_zagats.csv`), or a `SystemExit` saying how to get
     them."""
-    import os
-
     folder = Path(os.environ.get(FODORS_ZAGAT_ENV, "/nonexistent"))
     files = [folder / f for f in ("fodors.csv", "zagats.csv", "matches_fodors_zagats.csv")]
     if not all(f.is_file() for f in files):
         raise SystemExit(f"fodors-zagat: no guides at ${FODORS_ZAGAT_ENV}; {FODORS_ZAGAT_HOW}")
     rows: list[dict[str, str]] = []
-    for tag, path in zip("fz", files[:2], strict=False):
+    for tag, path in zip("fz", files[:2], strict=True):
         with path.open(newline="", encoding="utf-8") as handle:
             rows.extend({**row, "id": tag + row["id"]} for row in csv.DictReader(handle))
     gold = {row["id"]: row["id"] for row in rows}

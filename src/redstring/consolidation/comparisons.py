@@ -696,12 +696,13 @@ ROLE_TOKEN_SET = 40.0
 def _org_words(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
     """A name's words for `_roles_apart`, and their first letters (a quick test: two
     names whose words begin with no common letter share no word)."""
-    words = tuple(
-        t
-        for t in core_tokens(text, "organization")
-        if t not in _ORG_FILLER and len(t) > 2 and t.isalpha()
-    )
+    words = tuple(t for t in _org_core(text) if len(t) > 2 and t.isalpha())
     return words, frozenset(w[0] for w in words)
+
+
+def _org_core(text: str) -> list[str]:
+    """An organisation name's core tokens (`core_tokens`) without filler words."""
+    return [t for t in core_tokens(text, "organization") if t not in _ORG_FILLER]
 
 
 def _postings(column: FieldColumn) -> dict[str, set[int]]:
@@ -801,7 +802,7 @@ NAMES_APART_MIN_LETTERS = 6
 def _trigrams(text: str) -> tuple[frozenset[str], int]:
     """A name's three-letter sequences (legal forms and filler words left out) and
     how many letters it holds."""
-    core = " ".join(t for t in core_tokens(text, "organization") if t not in _ORG_FILLER)
+    core = " ".join(_org_core(text))
     return frozenset(core[i : i + 3] for i in range(len(core) - 2)), sum(c.isalpha() for c in core)
 
 

@@ -387,7 +387,8 @@ class RecordEvidence:
         if self._work:
             for column in self.columns:
                 if column.spec.kind in (FieldKind.YEAR, FieldKind.DATE):
-                    one, two = dated(column)[left], dated(column)[right]
+                    stamps = dated(column)
+                    one, two = stamps[left], stamps[right]
                     years = np.abs(one // 10000 - two // 10000)
                     apart = (one >= 0) & (two >= 0) & (years > WORK_YEARS_APART) & ~same_id
                     probability = np.where(apart, 0.0, probability)
