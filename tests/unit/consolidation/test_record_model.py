@@ -2283,17 +2283,51 @@ def test_records_all_named_by_their_keys_are_resolved_on_their_other_fields() ->
 def test_the_start_bar_stops_where_the_non_matches_bump_holds_no_pair() -> None:
     """Catches a bar read from a matches' bump piled at the histogram's edge: 40,000
     non-matches around -20, and 1,000 matches of which 900 score beyond the edge (every
-    field agrees) and 100 between 10 and 28. The pile alone is fitted as a narrow bump
+    field agrees: a probability of 1.0, log-odds +inf) and 100 between 10 and 28. The
+    pile alone is fitted as a narrow bump
     whose crossing lies among those 100 (at 16); above the point where the fitted
     non-matches' bump expects less than one pair, none may be kept from a join."""
     from redstring.consolidation.record_model import _start_logit
 
     rng = np.random.default_rng(6)
     non = rng.normal(-20.0, 6.0, 40000)
-    matches = np.concatenate([np.full(900, 45.0), rng.uniform(10.0, 28.0, 100)])
+    matches = np.concatenate([np.full(900, np.inf), rng.uniform(10.0, 28.0, 100)])
     bar = _start_logit(np.concatenate([non, matches]))
     assert bar is not None
     assert non.max() < bar < 8.0
+
+
+def test_pairs_a_gate_kept_apart_do_not_decide_the_start_bar() -> None:
+    """Catches gated pairs (score 0, log-odds -inf) read as scores: piled at the
+    histogram's edge, the fit took them for one bump and every scored pair for the
+    other -- 3,000 non-matches around -8 and 1,500 matches around 12, one bump whose
+    mean lies below even odds -- and found no bar, so people fell to the cautious
+    one (a blank-heavy people set: recall 0.75). Without them the two bumps show."""
+    from redstring.consolidation.record_model import _start_logit
+
+    rng = np.random.default_rng(7)
+    non = rng.normal(-8.0, 3.0, 3000)
+    matches = rng.normal(12.0, 4.0, 1500)
+    scored = np.concatenate([non, matches])
+    bar = _start_logit(scored)
+    assert bar is not None
+    assert 0.0 < bar < 8.0
+    assert _start_logit(np.concatenate([scored, np.full(6000, -np.inf)])) == bar
+
+
+def test_the_start_bar_reads_non_matches_scored_far_below_even_odds() -> None:
+    """Catches log-odds clipped where a rich schema's non-matches still lie (every
+    field differing: -35 and below): clipped at -30, a third of them piled at the
+    edge, the fit read pile and rest as two bumps below even odds and found no bar
+    (people-febrl-10k F1 0.9996 -> 0.9950 with gated pairs left out)."""
+    from redstring.consolidation.record_model import _start_logit
+
+    rng = np.random.default_rng(8)
+    non = rng.normal(-35.0, 10.0, 20000)
+    matches = rng.normal(15.0, 5.0, 3000)
+    bar = _start_logit(np.concatenate([non, matches]))
+    assert bar is not None
+    assert -10.0 < bar < 5.0
 
 
 def test_no_start_bar_without_two_bumps_either_side_of_even_odds() -> None:
