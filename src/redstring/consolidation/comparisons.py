@@ -34,6 +34,7 @@ from redstring.consolidation.kinds import (
 from redstring.consolidation.names import (
     FATHER_OR_SON,
     core_tokens,
+    family_word,
     generation,
     given_name_forms,
     name_generation,
@@ -184,6 +185,10 @@ class FieldColumn:
     #: missing), filled on first use: read per pair, the same few thousand values
     #: were parsed again in every call (people-febrl 10k: 300k per candidates' call).
     numbers: npt.NDArray[np.int64] | None = None
+    #: Whole person names in one cell: a code per entity for the soundex of its
+    #: family name's last word (`names.family_word`, read from the cell as written:
+    #: the comma says the order), -1 when none; None for other fields.
+    family: npt.NDArray[np.int64] | None = None
     #: Addresses: each entity's first and last token holding a digit ("" when none)
     #: and their lengths (`_house_numbers`), filled on first use.
     house: tuple[npt.NDArray[np.object_], npt.NDArray[np.int64]] | None = None
@@ -451,12 +456,29 @@ def build_columns(entities: Sequence[Entity], specs: Sequence[FieldSpec]) -> lis
             continue
         normalised[f] = _normalised(spec, table)
         column = _column(spec, normalised[f])
+        if spec.kind is FieldKind.PERSON_NAME and len(spec.sources) == 1:
+            column.family = _family_codes(table[spec.sources[0]])
         if spec.kind is FieldKind.TEXT:
             column.item_rows, column.item_codes = _rare_words(column.text)
         columns.append(column)
     _reverse_lone_name_parts(columns, normalised)
     _cross_name_parts(columns, normalised)
     return columns
+
+
+def _family_codes(cells: Sequence[str]) -> npt.NDArray[np.int64]:
+    """`FieldColumn.family` of a column's raw cells, each distinct cell read once."""
+    index: dict[str, int] = {}
+    memo: dict[str, int] = {}
+    out = np.full(len(cells), -1, dtype=np.int64)
+    for row, cell in enumerate(cells):
+        code = memo.get(cell)
+        if code is None:
+            word = family_word(cell) if cell else ""
+            sound = jellyfish.soundex(word) if word.isalpha() else ""
+            code = memo[cell] = index.setdefault(sound, len(index)) if sound else -1
+        out[row] = code
+    return out
 
 
 def _column(spec: FieldSpec, pairs: Sequence[tuple[str, str]]) -> FieldColumn:

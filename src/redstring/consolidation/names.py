@@ -90,6 +90,35 @@ def name_generation(text: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+#: Letters after a name that are neither given nor family name ("Smith, PhD").
+DEGREES = frozenset(
+    {
+        "phd", "md", "dds", "dvm", "jd", "llb", "llm", "mba", "msc", "bsc", "ba", "ma",
+        "dphil", "cpa", "rn", "frs", "obe", "mbe", "cbe", "kbe", "qc", "kc",
+    }
+)  # fmt: skip
+
+
+def family_word(name: str) -> str:
+    """The last word of a person's family name as written in one cell: before the
+    first comma in "PRICE, Fred" (unless what follows is only a suffix, title or
+    degree: "John Smith, Jr."), else the name's last word -- titles, suffixes and
+    degrees never; "" for a lone word, which may be either name. One column may
+    hold both orders (two sources' exports joined), and a key on the first word
+    reads the family name in one and the given name in the other."""
+    head, comma, rest = name.partition(",")
+    if comma and head.strip() and not all(_not_a_name(t) for t in raw_tokens(rest)):
+        words = [t for t in raw_tokens(head) if not _not_a_name(t)]
+        return words[-1] if words else ""
+    words = [t for t in raw_tokens(name) if not _not_a_name(t)]
+    return words[-1] if len(words) > 1 else ""
+
+
+def _not_a_name(token: str) -> bool:
+    """A title, suffix or degree -- not one that is also a surname (King, Earl)."""
+    return token in NOT_A_SURNAME or token in GENERATIONS or token in DEGREES or _is_ordinal(token)
+
+
 def not_a_surname(text: str) -> bool:
     """Whether a family-name value is only such words (and ordinals: "5th Baronet")."""
     tokens = raw_tokens(text)

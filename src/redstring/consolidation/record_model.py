@@ -606,6 +606,9 @@ def _keys(column: FieldColumn, transform: str) -> npt.NDArray[np.int64]:
         return column.alt
     if transform == "phonetic":
         return coded_per_value(column, phonetic)
+    if transform == "family":
+        assert column.family is not None
+        return column.family
     if transform == "year":
         return coded_per_value(column, lambda t: t[:4])
     if transform == "initial":
@@ -718,6 +721,10 @@ def _candidate_rules(columns: Sequence[FieldColumn]) -> list[BlockingRule]:
             singles.append(((f, "phonetic"), f"soundex({name})"))
             if kind is FieldKind.GIVEN_NAME:
                 singles.append(((f, "initial"), f"initial({name})"))
+            if column.family is not None:
+                # A whole name's first word is the family name in "PRICE, Fred"
+                # and the given name in "Fred Price", which one column may mix.
+                singles.append(((f, "family"), f"soundex(family name of {name})"))
         if kind is FieldKind.DATE:
             singles.append(((f, "year"), f"year({name})"))
         if kind in (FieldKind.POSTCODE, FieldKind.EMAIL, FieldKind.WEBSITE):
