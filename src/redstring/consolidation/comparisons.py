@@ -474,7 +474,7 @@ def _family_codes(cells: Sequence[str]) -> npt.NDArray[np.int64]:
     for row, cell in enumerate(cells):
         code = memo.get(cell)
         if code is None:
-            word = family_word(cell) if cell else ""
+            word = family_word(cell)
             sound = jellyfish.soundex(word) if word.isalpha() else ""
             code = memo[cell] = index.setdefault(sound, len(index)) if sound else -1
         out[row] = code

@@ -71,6 +71,18 @@ def _typo(text: str, rng: random.Random) -> str:
     return text[:k] + text[k + 1] + text[k] + text[k + 2 :]
 
 
+def _born(rng: random.Random) -> str:
+    """A birth date in the 20th century, ISO-written."""
+    return f"19{rng.randint(10, 99)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+
+
+def _person(rng: random.Random) -> tuple[str, str, str]:
+    """A synthetic person: given and family names of three syllables, a birth date."""
+    given = "".join(rng.choices(_SYLLABLES, k=3)).title()
+    family = "".join(rng.choices(_SYLLABLES, k=3)).title()
+    return given, family, _born(rng)
+
+
 def people(identities: int, copies: int, seed: int = 1) -> tuple[list[Entity], list[int]]:
     """Split name parts, a birth date over three integer columns, renamed columns."""
     rng = random.Random(seed)
@@ -2184,7 +2196,7 @@ def test_a_full_names_words_beyond_its_parts_still_tell_people_apart() -> None:
     entities: list[Entity] = []
     for i in range(150):
         given, family = rng.choice(GIVEN), rng.choice(FAMILY)
-        born = f"19{rng.randint(10, 99)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        born = _born(rng)
         for copy in range(2):
             props = {"given": given, "family": family, "born": born}
             entities.append(_entity(f"p{i}-{copy}", f"{given} {family}", "Person", props))
@@ -2226,9 +2238,7 @@ def test_a_name_written_family_first_or_given_first_is_blocked_on_its_family_nam
     rng = random.Random(3)
     entities, copies = [], []
     for k in range(300):
-        given = "".join(rng.choices(_SYLLABLES, k=3)).title()
-        family = "".join(rng.choices(_SYLLABLES, k=3)).title()
-        born = f"19{rng.randint(10, 99)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        given, family, born = _person(rng)
         town = rng.choice(["Leeds", "York", "Bath", "Derby", "Hull", "Ely"])
         entities.append(
             _entity(f"a{k}", f"{family.upper()}, {given}", "Person", {"born": born, "town": town})
@@ -2616,9 +2626,7 @@ def test_record_numbers_of_two_hospitals_do_not_split_one_patient() -> None:
     rng = random.Random(4)
     entities, gold = [], []
     for ident in range(300):
-        given = "".join(rng.choices(_SYLLABLES, k=3)).title()
-        family = "".join(rng.choices(_SYLLABLES, k=3)).title()
-        born = f"19{rng.randint(10, 99)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        given, family, born = _person(rng)
         street = f"{rng.randrange(1, 300)} {rng.choice(GIVEN).title()} Road"
         for hospital in rng.sample(range(3), rng.randint(1, 3)):
             number = f"H{hospital}{rng.randrange(10**5, 10**6)}"
