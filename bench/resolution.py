@@ -1139,9 +1139,9 @@ _BUILT: dict[tuple[str, int], RecordSet] = {}
 
 def run_set(name: str, size: int | None, seed: int, repeat: int, splink: bool) -> list[Row]:
     """One set (one size of it): both systems `repeat` times in turn, the median rows."""
-    if (name, seed) not in _BUILT:
+    if (name, seed) not in _BUILT or (size or 0) > len(_BUILT[name, seed].rows):
         _BUILT.clear()
-        _BUILT[name, seed] = build(name, seed)
+        _BUILT[name, seed] = build(name, seed, at_least=size)
     records = _BUILT[name, seed]
     if size is not None:
         records = records.sample_clusters(size, seed)

@@ -146,6 +146,7 @@ import csv
 import gzip
 import hashlib
 import json
+import math
 import os
 import random
 import re
@@ -689,6 +690,9 @@ FEBRL_FIELD_WEIGHTS = {
     "date_of_birth": 0.05, "soc_sec_id": 0.05,
 }  # fmt: skip
 FEBRL_IDENTITIES = 6000
+#: Records the generator makes per identity on average (1 + its copies: none half the
+#: time, else 1-5 weighted 1/k), to size `people-febrl` past its default.
+FEBRL_RECORDS_PER_IDENTITY = 2.1
 
 
 def _respell(text: str, pairs: tuple[tuple[str, str], ...], r: random.Random) -> str:
@@ -1726,8 +1730,10 @@ def fodors_zagat() -> RecordSet:
     )
 
 
-def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
-    """One named set, full size."""
+def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = None) -> RecordSet:
+    """One named set, full size. `at_least` (records) grows the one generated set
+    that can grow, `people-febrl`, past its default size (a scale point); its first
+    `FEBRL_IDENTITIES` identities are the default set's, each drawn by its own seed."""
     if name in FEBRL_SETS:
         return febrl(name)
     if name == "fodors-zagat":
@@ -1769,7 +1775,8 @@ def build(name: str, seed: int, data: Path = DATA) -> RecordSet:
         if name == "people-au":
             return people_au(source, seed)
         if name == "people-febrl":
-            return people_febrl(source, seed)
+            wanted = math.ceil((at_least or 0) / FEBRL_RECORDS_PER_IDENTITY)
+            return people_febrl(source, seed, max(FEBRL_IDENTITIES, wanted))
         return people_parts(source, seed) if name == "people-parts" else people_us(source, seed)
     if name == "articles":
         with gzip.open(data / REDOCRED_FILE, "rt", encoding="utf-8") as handle:
