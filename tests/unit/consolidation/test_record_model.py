@@ -526,7 +526,7 @@ def test_every_pairs_levels_counted_by_value_pairs_are_the_pairs_own() -> None:
     every record pair: a value pair counted twice or not at all, missing values, a
     name part read crossed or reversed, or a list, each counted wrongly."""
     from redstring.consolidation.comparisons import build_columns
-    from redstring.consolidation.record_model import _every_pair_counts, _levels
+    from redstring.consolidation.record_model import _level_counts, _levels
 
     rng = random.Random(9)
     entities = []
@@ -552,10 +552,59 @@ def test_every_pairs_levels_counted_by_value_pairs_are_the_pairs_own() -> None:
     n = len(entities)
     left, right = (np.asarray(side, dtype=np.int64) for side in np.triu_indices(n, k=1))
     levels = _levels(columns, left, right)
-    counted = _every_pair_counts(columns, n, seed=0)
+    counted = _level_counts(columns, n, seed=0)
     for f, column in enumerate(columns):
         every = np.bincount(levels[:, f], minlength=column.levels).astype(float)
         assert counted[f].tolist() == every.tolist(), column.spec.name
+
+
+def test_a_large_workspace_counts_its_fields_of_few_values_over_every_pair(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Catches a workspace of more pairs than four samples sampling the fields whose
+    value pairs cost less than the sample (a town, a gender: exact, and cheaper), or
+    comparing every record pair of the name parts read crossed and of a list (which
+    depend on more than their own two values): the first are counted over every
+    pair, the others on exactly the random pairs."""
+    from redstring.consolidation import record_model
+    from redstring.consolidation.comparisons import build_columns
+    from redstring.consolidation.record_model import _level_counts, _levels, _random_pair_blocks
+
+    rng = random.Random(5)
+    entities = []
+    for k in range(160):
+        given, family = rng.choice(GIVEN), rng.choice(FAMILY)
+        if rng.random() < 0.1:
+            given, family = family, given
+        props: dict[str, Any] = {
+            "given_name": given,
+            "family_name": family,
+            "tags": "; ".join(rng.sample(["ab", "cd", "ef", "gh", "ij"], 2)),
+            "town": rng.choice(["york", "leeds", "hull", "bath", ""]),
+        }
+        entities.append(_entity(f"e{k}", f"{given} {family}", "Person", props))
+    columns = build_columns(entities, detect_fields(entities).used)
+    n = len(entities)
+    # 12,720 pairs: more than four samples of 500.
+    monkeypatch.setattr(record_model, "U_SAMPLE_PAIRS", 500)
+    counted = _level_counts(columns, n, seed=2)
+    sampled = [np.zeros(c.levels) for c in columns]
+    for left, right in _random_pair_blocks(n, 500, 2):
+        levels = _levels(columns, left, right)
+        for f, column in enumerate(columns):
+            sampled[f] += np.bincount(levels[:, f], minlength=column.levels)
+    left, right = (np.asarray(side, dtype=np.int64) for side in np.triu_indices(n, k=1))
+    every = _levels(columns, left, right)
+    joint = [
+        f for f, c in enumerate(columns) if c.crossed is not None or c.spec.kind is FieldKind.LIST
+    ]
+    assert joint
+    town = next(f for f, c in enumerate(columns) if c.spec.name == "town")
+    for f in joint:
+        assert counted[f].tolist() == sampled[f].tolist(), columns[f].spec.name
+    expected = np.bincount(every[:, town], minlength=columns[town].levels).astype(float)
+    assert counted[town].tolist() == expected.tolist()
+    assert counted[town].tolist() != sampled[town].tolist()
 
 
 def test_a_field_of_many_values_is_counted_on_the_random_pairs(
@@ -569,7 +618,7 @@ def test_a_field_of_many_values_is_counted_on_the_random_pairs(
     from redstring.consolidation import record_model
     from redstring.consolidation.comparisons import build_columns
     from redstring.consolidation.record_model import (
-        _every_pair_counts,
+        _level_counts,
         _levels,
         _random_pair_blocks,
     )
@@ -593,7 +642,7 @@ def test_a_field_of_many_values_is_counted_on_the_random_pairs(
     town = next(f for f, c in enumerate(columns) if c.spec.name == "town")
     # Over 100 distinct dates: ~5k value pairs, past a sample of 500 pairs.
     monkeypatch.setattr(record_model, "U_SAMPLE_PAIRS", 500)
-    counted = _every_pair_counts(columns, n, seed=3)
+    counted = _level_counts(columns, n, seed=3)
     sampled = np.zeros(columns[born].levels)
     for left, right in _random_pair_blocks(n, 500, 3):
         levels = _levels(columns, left, right)
