@@ -51,4 +51,9 @@ def names_a_street(value: str) -> bool:
         return True
     if len(tokens) >= 2 and tokens[0] in LEADING_TYPES:
         return True
-    return any(len(t) > len(end) + 2 and t.endswith(end) for t in tokens for end in STREET_SUFFIXES)
+    # `endswith` of the whole tuple first: one call per word, most end in none.
+    return any(
+        t.endswith(STREET_SUFFIXES)
+        and any(len(t) > len(end) + 2 and t.endswith(end) for end in STREET_SUFFIXES)
+        for t in tokens
+    )
