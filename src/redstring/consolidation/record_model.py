@@ -661,13 +661,7 @@ def _block_pairs(
     sizes = ends - starts
     chunks = [_all_pairs(order, starts, sizes, max_block)]
     if rank is not None:
-        for start, size in zip(
-            starts[sizes > max_block].tolist(), sizes[sizes > max_block].tolist(), strict=True
-        ):
-            members = order[start : start + size]
-            members = members[np.argsort(rank[members], kind="stable")]
-            for step in range(1, WINDOW + 1):
-                chunks.append(np.stack([members[:-step], members[step:]], axis=1))
+        chunks.extend(_neighbourhood_pairs(order, starts, sizes, max_block, rank))
     pairs = np.concatenate(chunks)
     if not len(pairs):
         return pairs, 0
@@ -676,6 +670,33 @@ def _block_pairs(
     # Each pair low end first: two element-wise passes, not a row-wise sort.
     low, high = np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1])
     return np.stack([low, high], axis=1), len(pairs)
+
+
+def _neighbourhood_pairs(
+    order: npt.NDArray[np.int64],
+    starts: npt.NDArray[np.int64],
+    sizes: npt.NDArray[np.int64],
+    max_block: int,
+    rank: npt.NDArray[np.int64],
+) -> list[npt.NDArray[np.int64]]:
+    """Each member of every block over `max_block` paired with its next `WINDOW`
+    neighbours in the block, the block sorted by `rank` (stably): every oversized
+    block at once, a pass per step, not a sort per block (FEBRL-like 125k: 6,000
+    blocks, 1.5 s of the main thread's rule choice)."""
+    big = sizes > max_block
+    if not big.any():
+        return []
+    block_starts, block_sizes = starts[big], sizes[big]
+    block = np.repeat(np.arange(len(block_starts)), block_sizes)
+    first = np.repeat(block_starts - (np.cumsum(block_sizes) - block_sizes), block_sizes)
+    members = order[first + np.arange(len(block))]
+    # By block, then by rank; ties keep the members' order (lexsort is stable).
+    members = members[np.lexsort((rank[members], block))]
+    out = []
+    for step in range(1, WINDOW + 1):
+        same = block[:-step] == block[step:]
+        out.append(np.stack([members[:-step][same], members[step:][same]], axis=1))
+    return out
 
 
 def _all_pairs(

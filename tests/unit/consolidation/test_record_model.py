@@ -1010,6 +1010,36 @@ def test_the_pair_budget_counts_distinct_pairs_not_each_rules_load() -> None:
     assert len(pairs) > 600 * 59 // 2
 
 
+def test_an_oversized_block_pairs_each_member_with_its_next_neighbours_by_name() -> None:
+    """Catches the sorted neighbourhood of blocks too large to pair all-to-all
+    pairing members out of their names' order, across two such blocks, or with
+    another count than `WINDOW` neighbours each; and a block within the limit not
+    paired all-to-all beside them (records, and the rows of a list field)."""
+    from redstring.consolidation.record_model import WINDOW, _block_pairs
+
+    rng = np.random.default_rng(11)
+    for listed in (False, True):
+        n = 60
+        # Two blocks over the limit (25 and 20 members), one within it (6), the rest
+        # without a key; in shuffled order, so a block is no run of indices.
+        keys = rng.permutation(np.r_[[0] * 25, [1] * 20, [2] * 6, [-1] * 9]).astype(np.int64)
+        rank = rng.permutation(n).astype(np.int64)
+        rows = rng.permutation(n).astype(np.int64) if listed else None
+        pairs, load = _block_pairs(keys, rank, 10, rows)
+        entity = rows if rows is not None else np.arange(n)
+        expected: set[tuple[int, int]] = set()
+        for block in (0, 1):
+            ranked = sorted(entity[keys == block].tolist(), key=lambda e: int(rank[e]))
+            for step in range(1, WINDOW + 1):
+                expected |= {
+                    (min(a, b), max(a, b)) for a, b in zip(ranked, ranked[step:], strict=False)
+                }
+        small = sorted(entity[keys == 2].tolist())
+        expected |= set(itertools.combinations(small, 2))
+        assert sorted(map(tuple, pairs.tolist())) == sorted(expected)
+        assert load == len(expected)
+
+
 def test_the_budget_probe_refuses_only_rules_whose_new_pairs_overflow() -> None:
     """Catches a probe that is not a subset of the rule's pairs (a thinned oversized
     block paired all-to-all, or sorted neighbours that were not neighbours): it
