@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from redstring.consolidation.sorted_runs import SortedRuns
+from redstring.consolidation.sorted_runs import SortedRuns, first_and_inverse
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -352,7 +352,8 @@ class _KnownScores:
             keys = np.concatenate([extra, keys])
             values = np.concatenate([np.asarray(list(fixed.values()), dtype=np.float64), values])
         # The first occurrence of a key wins, so fixed verdicts override scores.
-        keys, first = np.unique(keys, return_index=True)
+        first, _ = first_and_inverse(keys)
+        keys = keys[first]
         self._known: SortedRuns[np.float64] = SortedRuns(np.float64)
         self._known.add(keys, values[first])
 

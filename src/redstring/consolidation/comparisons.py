@@ -41,7 +41,7 @@ from redstring.consolidation.names import (
     not_a_surname,
     raw_tokens,
 )
-from redstring.consolidation.sorted_runs import SortedRuns
+from redstring.consolidation.sorted_runs import SortedRuns, first_and_inverse
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -970,13 +970,13 @@ def compare(
             out[rows[hit]] = known[hit]
             rows, key = rows[~hit], key[~hit]
     if len(rows) >= DEDUPLICATE_FROM:
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        first, inverse = first_and_inverse(key)
         if len(first) < len(rows):
             distinct = np.ones(len(first), dtype=np.int8)
             _fill(
                 column, kind, left[rows[first]], right[rows[first]], np.arange(len(first)), distinct
             )
-            out[rows] = distinct[inverse.ravel()]
+            out[rows] = distinct[inverse]
             if memo is not None:
                 memo.add(key[first], distinct)
             rows = rows[:0]

@@ -53,6 +53,7 @@ from redstring.consolidation.record_model import (
     TrainedModel,
     train,
 )
+from redstring.consolidation.sorted_runs import first_and_inverse
 from redstring.domain.exceptions import InvalidInputError, MalformedOutputError, TenantMismatchError
 
 if TYPE_CHECKING:
@@ -497,7 +498,7 @@ def _grey_part(
     rows = np.flatnonzero(apart)
     a, b = code[left[rows]], code[right[rows]]
     key = np.minimum(a, b) * max(len(live), 1) + np.maximum(a, b)
-    _, kept = np.unique(key, return_index=True)
+    kept, _ = first_and_inverse(key)
     rows = rows[np.sort(kept)]
     return _GreyPart(live, left[rows], right[rows], probabilities[rows])
 

@@ -60,3 +60,29 @@ class SortedRuns(Generic[V]):
             hit[open_rows[found]] = True
             open_rows = open_rows[~found]
         return values, hit
+
+
+def first_and_inverse(
+    keys: npt.NDArray[np.int64],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """`np.unique(keys, return_index=True, return_inverse=True)` less the values:
+    each distinct key's first position (in key order) and each key's distinct number.
+
+    Non-negative keys and their positions are packed into one int64 and sorted by
+    value, where unique's stable argsort sorted positions by key: a comparison's 2M
+    value-pair keys 0.25 s -> 0.06 s. Keys too wide to share 63 bits with their
+    positions take unique's way."""
+    count = len(keys)
+    bits = max(count - 1, 1).bit_length()
+    if not count or int(keys.min()) < 0 or int(keys.max()) >= 1 << (63 - bits):
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        return first.astype(np.int64), inverse.ravel().astype(np.int64)
+    packed = np.sort((keys.astype(np.int64) << bits) | np.arange(count, dtype=np.int64))
+    ordered = packed >> bits
+    positions = packed & ((1 << bits) - 1)
+    starts = np.empty(count, dtype=bool)
+    starts[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    inverse = np.empty(count, dtype=np.int64)
+    inverse[positions] = np.cumsum(starts) - 1
+    return positions[starts], inverse
