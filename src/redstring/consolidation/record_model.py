@@ -53,6 +53,7 @@ from redstring.consolidation.kinds import (
     detect_fields,
 )
 from redstring.consolidation.names import type_kind
+from redstring.consolidation.sorted_runs import first_and_inverse, stable_order
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping, Sequence
@@ -626,8 +627,7 @@ def _combine(keys: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
         # One int64 per (combined, k) row, ordered as the rows are: the same codes
         # as a row-wise unique, several times faster.
         span = int(k.max()) + 2 if len(k) else 1
-        _, combined = np.unique((combined + 1) * span + (k + 1), return_inverse=True)
-        combined = combined.astype(np.int64).ravel()
+        _, combined = first_and_inverse((combined + 1) * span + (k + 1))
     combined[missing] = -1
     return combined
 
@@ -652,7 +652,7 @@ def _block_pairs(
     present = np.flatnonzero(keys >= 0)
     if len(present) < 2:
         return np.zeros((0, 2), dtype=np.int64), 0
-    order = present[np.argsort(keys[present], kind="stable")]
+    order = present[stable_order(keys[present])]
     sorted_keys = keys[order]
     if rows is not None:
         order = rows[order]
@@ -1058,9 +1058,9 @@ def _name_rank(columns: Sequence[FieldColumn]) -> npt.NDArray[np.int64]:
 
 def _canonical(keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """Keys renumbered by first appearance: equal exactly when two keyings group alike."""
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    first, inverse = first_and_inverse(keys + 1)  # -1 (missing) packs as 0
     rank = np.argsort(np.argsort(first))
-    out = rank[inverse.ravel()].astype(np.int64)
+    out = rank[inverse].astype(np.int64)
     out[keys < 0] = -1
     return out
 
@@ -1673,7 +1673,7 @@ def _in_pair_order(
     kept = [k for k in range(len(parts)) if k not in refused]
     codes = np.concatenate([_pair_codes(parts[k][0], n) for k in kept])
     levels = np.concatenate([found for found in results if not isinstance(found, Refused)])
-    order = np.argsort(codes, kind="stable")
+    order = np.argsort(codes)  # distinct codes (disjoint batches): any sort orders them alike
     return _pairs_of(codes[order], n), levels[order], refused
 
 

@@ -37,7 +37,7 @@ class SortedRuns(Generic[V]):
         """Add `keys` (distinct, none added before) with their `values`."""
         if not len(keys):
             return
-        order = np.argsort(keys, kind="stable")
+        order = np.argsort(keys)  # distinct keys: any sort orders them alike
         self._runs.append((keys[order], np.asarray(values, dtype=self._dtype)[order]))
         while len(self._runs) > 1 and 2 * len(self._runs[-1][0]) >= len(self._runs[-2][0]):
             (k1, v1), (k2, v2) = self._runs[-2], self._runs[-1]
@@ -62,27 +62,46 @@ class SortedRuns(Generic[V]):
         return values, hit
 
 
+def _packed_sort(
+    keys: npt.NDArray[np.int64],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
+    """(keys sorted, their positions) with ties in position order -- a stable argsort
+    -- by one sort of each key packed with its position into an int64, which numpy
+    sorts several times faster than it argsorts stably (50k keys: 3.0 -> 0.3 ms;
+    2M: 0.25 -> 0.06 s). None where a key is negative or too wide to share 63 bits
+    with its position."""
+    count = len(keys)
+    bits = max(count - 1, 1).bit_length()
+    if not count or int(keys.min()) < 0 or int(keys.max()) >= 1 << (63 - bits):
+        return None
+    packed = np.sort((keys.astype(np.int64) << bits) | np.arange(count, dtype=np.int64))
+    return packed >> bits, packed & ((1 << bits) - 1)
+
+
+def stable_order(keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """`np.argsort(keys, kind="stable")`, by `_packed_sort` where it can."""
+    packed = _packed_sort(keys)
+    if packed is None:
+        return np.argsort(keys, kind="stable").astype(np.int64)
+    return packed[1]
+
+
 def first_and_inverse(
     keys: npt.NDArray[np.int64],
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """`np.unique(keys, return_index=True, return_inverse=True)` less the values:
-    each distinct key's first position (in key order) and each key's distinct number.
-
-    Non-negative keys and their positions are packed into one int64 and sorted by
-    value, where unique's stable argsort sorted positions by key: a comparison's 2M
-    value-pair keys 0.25 s -> 0.06 s. Keys too wide to share 63 bits with their
-    positions take unique's way."""
-    count = len(keys)
-    bits = max(count - 1, 1).bit_length()
-    if not count or int(keys.min()) < 0 or int(keys.max()) >= 1 << (63 - bits):
+    each distinct key's first position (in key order) and each key's distinct number,
+    by `_packed_sort` where it can (a comparison's 2M value-pair keys 0.25 -> 0.06 s)."""
+    packed = _packed_sort(keys)
+    if packed is None:
+        if not len(keys):
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         return first.astype(np.int64), inverse.ravel().astype(np.int64)
-    packed = np.sort((keys.astype(np.int64) << bits) | np.arange(count, dtype=np.int64))
-    ordered = packed >> bits
-    positions = packed & ((1 << bits) - 1)
-    starts = np.empty(count, dtype=bool)
+    ordered, positions = packed
+    starts = np.empty(len(keys), dtype=bool)
     starts[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
-    inverse = np.empty(count, dtype=np.int64)
+    inverse = np.empty(len(keys), dtype=np.int64)
     inverse[positions] = np.cumsum(starts) - 1
     return positions[starts], inverse
