@@ -1,11 +1,12 @@
-"""`sorted_runs.first_and_inverse`: distinct keys found by one sort of keys and positions."""
+"""`sorted_runs`: a stable order and distinct keys, found by one sort of keys packed with
+their positions."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from redstring.consolidation.sorted_runs import first_and_inverse
+from redstring.consolidation.sorted_runs import first_and_inverse, stable_order
 
 
 @pytest.mark.parametrize("high", [1, 3, 1_000, 10**9, 2**45, 2**62])
@@ -27,3 +28,14 @@ def test_distinct_keys_are_found_as_unique_finds_them(high: int) -> None:
             expected_first = expected_inverse = np.zeros(0, dtype=np.int64)
         assert first.tolist() == expected_first.tolist()
         assert inverse.tolist() == expected_inverse.ravel().tolist()
+
+
+@pytest.mark.parametrize("high", [0, 5, 10**6, 2**62])
+def test_keys_are_ordered_as_a_stable_sort_orders_them(high: int) -> None:
+    """Catches ties (a block's members, most of a rule's keys) ordered otherwise
+    than by position: blocks' sorted neighbourhoods, whose names tie, would pair
+    other members."""
+    rng = np.random.default_rng(high % 89)
+    for count in (0, 1, 3, 5_000):
+        keys = rng.integers(0, high + 1, count).astype(np.int64)
+        assert stable_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
