@@ -126,7 +126,10 @@ def agreeing_clusters(
         kept = _strongest_links(edges, edge_p, strongest_links)
         edges, edge_p = edges[kept], edge_p[kept]
     order = np.lexsort((edges[:, 1], edges[:, 0], -edge_p))
-    ends: list[tuple[int, int]] = list(map(tuple, edges[order].tolist()))
+    # Tuples zipped from two flat lists: a list of [i, j] lists turned into tuples
+    # cost ~3x as much (people-50k's ~800k starting edges: 0.4 s against 0.11).
+    left_ends, right_ends = edges[order, 0].tolist(), edges[order, 1].tolist()
+    ends: list[tuple[int, int]] = list(zip(left_ends, right_ends, strict=True))
     # Each cluster's pending joins, earliest first. A join is decided once it is the
     # earliest pending join of both its clusters: then no earlier decision can change
     # either side, and all such joins (a wave) are independent and scored together.

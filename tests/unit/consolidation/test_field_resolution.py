@@ -89,6 +89,21 @@ def test_values_of_other_json_types_stay_apart_and_conflicts_go_in_json_order() 
     assert conflict.others == ("b", 1, 1.0, ["a", 1], None, True, {"k": 2})
 
 
+def test_strings_set_aside_go_in_the_order_of_their_escaped_json_text() -> None:
+    """Catches strings ordered as written where their JSON escapes a character: a
+    quote, a backslash or a newline is written after a backslash in JSON, which
+    sorts after "#" and before "]"."""
+    values = ["kept", 'a"b', "a#b", "a\\b", "a]b", "a\nb", "a b"]
+    members = [
+        make_entity(entity_id=_id(n + 1), name="Ada", properties={"v": value})
+        for n, value in enumerate(values)
+    ]
+    (conflict,) = resolve_fields(members).conflicts
+    assert conflict.kept == "kept"
+    # As written a newline would come first and "#" after the quote.
+    assert conflict.others == ("a b", "a#b", 'a"b', "a\\b", "a\nb", "a]b")
+
+
 def test_the_best_attested_spelling_names_the_cluster() -> None:
     """One misspelt record must not name a cluster that two sources spell alike, even
     when the misspelt record alone carries the most provenance."""
