@@ -469,7 +469,9 @@ def _plan(
         (records, r_scores, _), (text, t_scores, _) = formed[True][r], formed[False][t]
         final.append((records + text, r_scores + t_scores, BRIDGE_REASON))
     for chosen, scores, reason in final:
-        plan.clusters.append(sorted((e.id for e in chosen), key=str))
+        # Most clusters are one entity: no ids to turn into text to sort.
+        ids = [chosen[0].id] if len(chosen) == 1 else sorted((e.id for e in chosen), key=str)
+        plan.clusters.append(ids)
         if len(chosen) < 2:
             continue
         if restrict_to is not None and not restrict_to.intersection(e.id for e in chosen):
