@@ -1725,12 +1725,12 @@ def names_decide(columns: Sequence[FieldColumn], unseparated: bool) -> bool:
 #: Candidates below which no bar is read (too few to show two bumps or their
 #: absence: a small workspace keeps no bar, whatever its kind).
 START_MIN_PAIRS = 50
-#: The log-odds `_start_logit` reads, either side of even odds, and its histogram's
-#: bins (a tenth of a unit each). Scored pairs of rich schemas reach -40 and beyond;
-#: clipped at 30, they piled at the edge with the gated ones (people-febrl-10k
-#: F1 0.9996 -> 0.9950 when the gated were left out; 0.9993 read to 60).
+#: The log-odds `_start_logit` reads, either side of even odds, and the width of its
+#: histogram's bins. Scored pairs of rich schemas reach -40 and beyond; clipped at
+#: 30, they piled at the edge with the gated ones (people-febrl-10k F1 0.9996 ->
+#: 0.9950 when the gated were left out; 0.9993 read to 60).
 START_LOGIT_RANGE = 60.0
-START_LOGIT_BINS = 1200
+START_LOGIT_BIN_WIDTH = 0.1
 
 
 def _logits(probabilities: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -1766,7 +1766,9 @@ def _start_logit(logits: npt.NDArray[np.float64]) -> float | None:
     if len(finite) < START_MIN_PAIRS:
         return None
     counts, edges = np.histogram(
-        finite, bins=START_LOGIT_BINS, range=(-START_LOGIT_RANGE, START_LOGIT_RANGE)
+        finite,
+        bins=round(2 * START_LOGIT_RANGE / START_LOGIT_BIN_WIDTH),
+        range=(-START_LOGIT_RANGE, START_LOGIT_RANGE),
     )
     x = (edges[:-1] + edges[1:]) / 2
     weight = counts.astype(np.float64)
@@ -1925,8 +1927,9 @@ def _estimate(
     list[list[int]],
     list[int],
 ]:
-    """u from random pairs (beside a generic prior), then m by EM: (m, u, EM rounds,
-    bundles, the fields no session learnt)."""
+    """u from the level counts (`_level_counts`: exact where cheaper, else random
+    pairs; beside a generic prior), then m by EM: (m, u, EM rounds, bundles, the
+    fields no session learnt)."""
     level_counts = _level_counts(columns, n, seed)
     m_tables: list[npt.NDArray[np.float64]] = []
     u_tables: list[npt.NDArray[np.float64]] = []

@@ -520,15 +520,10 @@ def test_whole_numbers_written_as_floats_are_read_as_the_numbers() -> None:
     assert compare(column, np.asarray([n - 2]), np.asarray([n - 1])).tolist() == [column.levels - 1]
 
 
-def test_every_pairs_levels_counted_by_value_pairs_are_the_pairs_own() -> None:
-    """Catches the exact u count of a small workspace (each pair of distinct values
-    compared once, weighed by the record pairs holding it) drifting from comparing
-    every record pair: a value pair counted twice or not at all, missing values, a
-    name part read crossed or reversed, or a list, each counted wrongly."""
-    from redstring.consolidation.comparisons import build_columns
-    from redstring.consolidation.record_model import _level_counts, _levels
-
-    rng = random.Random(9)
+def _listed_people(rng: random.Random) -> list[Entity]:
+    """160 people whose name parts are now and then swapped or one left out (read
+    crossed), with a birth date, a list of tags and a town, each field now and then
+    missing: fields counted every way `_level_counts` counts them."""
     entities = []
     for k in range(160):
         given, family = rng.choice(GIVEN), rng.choice(FAMILY)
@@ -546,6 +541,18 @@ def test_every_pairs_levels_counted_by_value_pairs_are_the_pairs_own() -> None:
             props["tags"] = "; ".join(rng.sample(["ab", "cd", "ef", "gh", "ij"], 2))
         props["town"] = rng.choice(["york", "leeds", "hull", "bath", ""])
         entities.append(_entity(f"e{k}", f"{given} {family}".strip() or "x", "Person", props))
+    return entities
+
+
+def test_every_pairs_levels_counted_by_value_pairs_are_the_pairs_own() -> None:
+    """Catches the exact u count of a small workspace (each pair of distinct values
+    compared once, weighed by the record pairs holding it) drifting from comparing
+    every record pair: a value pair counted twice or not at all, missing values, a
+    name part read crossed or reversed, or a list, each counted wrongly."""
+    from redstring.consolidation.comparisons import build_columns
+    from redstring.consolidation.record_model import _level_counts, _levels
+
+    entities = _listed_people(random.Random(9))
     columns = build_columns(entities, detect_fields(entities).used)
     assert any(c.crossed is not None for c in columns)
     assert any(c.spec.kind is FieldKind.LIST for c in columns)
@@ -570,19 +577,7 @@ def test_a_large_workspace_counts_its_fields_of_few_values_over_every_pair(
     from redstring.consolidation.comparisons import build_columns
     from redstring.consolidation.record_model import _level_counts, _levels, _random_pair_blocks
 
-    rng = random.Random(5)
-    entities = []
-    for k in range(160):
-        given, family = rng.choice(GIVEN), rng.choice(FAMILY)
-        if rng.random() < 0.1:
-            given, family = family, given
-        props: dict[str, Any] = {
-            "given_name": given,
-            "family_name": family,
-            "tags": "; ".join(rng.sample(["ab", "cd", "ef", "gh", "ij"], 2)),
-            "town": rng.choice(["york", "leeds", "hull", "bath", ""]),
-        }
-        entities.append(_entity(f"e{k}", f"{given} {family}", "Person", props))
+    entities = _listed_people(random.Random(5))
     columns = build_columns(entities, detect_fields(entities).used)
     n = len(entities)
     # 12,720 pairs: more than four samples of 500.
