@@ -24,6 +24,7 @@ comes from the data.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import threading
@@ -638,7 +639,7 @@ def _block_pairs(
     max_block: int = MAX_BLOCK,
     rows: npt.NDArray[np.int64] | None = None,
 ) -> tuple[npt.NDArray[np.int64], int]:
-    """Index pairs sharing a key; (pairs, pair load).
+    """Index pairs sharing a key, each low end first; (pairs, pair load).
 
     `keys[i]` belongs to entity `rows[i]` when `rows` is given (a list field: one
     key per value held), to entity `i` otherwise.
@@ -649,9 +650,22 @@ def _block_pairs(
     676-record company still gets linked, at a linear cost. Whether those links
     hold is the model's and the clustering's call.
     """
+    low, high, load = _block_ends(keys, rank, max_block, rows)
+    return np.stack([low, high], axis=1), load
+
+
+def _block_ends(
+    keys: npt.NDArray[np.int64],
+    rank: npt.NDArray[np.int64] | None = None,
+    max_block: int = MAX_BLOCK,
+    rows: npt.NDArray[np.int64] | None = None,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int]:
+    """`_block_pairs` as (low ends, high ends, load): the rule choice turns them
+    into pair codes without stacking them first."""
+    empty = np.zeros(0, dtype=np.int64)
     present = np.flatnonzero(keys >= 0)
     if len(present) < 2:
-        return np.zeros((0, 2), dtype=np.int64), 0
+        return empty, empty, 0
     order = present[stable_order(keys[present])]
     sorted_keys = keys[order]
     if rows is not None:
@@ -662,14 +676,15 @@ def _block_pairs(
     chunks = [_all_pairs(order, starts, sizes, max_block)]
     if rank is not None:
         chunks.extend(_neighbourhood_pairs(order, starts, sizes, max_block, rank))
-    pairs = np.concatenate(chunks)
-    if not len(pairs):
-        return pairs, 0
+    left = np.concatenate([c[0] for c in chunks])
+    right = np.concatenate([c[1] for c in chunks])
+    if not len(left):
+        return empty, empty, 0
     if rows is not None:
-        pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+        differ = left != right
+        left, right = left[differ], right[differ]
     # Each pair low end first: two element-wise passes, not a row-wise sort.
-    low, high = np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1])
-    return np.stack([low, high], axis=1), len(pairs)
+    return np.minimum(left, right), np.maximum(left, right), len(left)
 
 
 def _neighbourhood_pairs(
@@ -678,11 +693,11 @@ def _neighbourhood_pairs(
     sizes: npt.NDArray[np.int64],
     max_block: int,
     rank: npt.NDArray[np.int64],
-) -> list[npt.NDArray[np.int64]]:
+) -> list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]]:
     """Each member of every block over `max_block` paired with its next `WINDOW`
     neighbours in the block, the block sorted by `rank` (stably): every oversized
     block at once, a pass per step, not a sort and three stacks per block (the
-    125k FEBRL-like point's rule choice 5.49 -> 5.23 s)."""
+    125k FEBRL-like point's rule choice 5.49 -> 5.23 s). (left, right) per step."""
     big = sizes > max_block
     if not big.any():
         return []
@@ -695,8 +710,20 @@ def _neighbourhood_pairs(
     out = []
     for step in range(1, WINDOW + 1):
         same = block[:-step] == block[step:]
-        out.append(np.stack([members[:-step][same], members[step:][same]], axis=1))
+        out.append((members[:-step][same], members[step:][same]))
     return out
+
+
+@functools.cache
+def _triangle(size: int) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """`np.triu_indices(size, k=1)` as bytes, kept: blocks have at most `MAX_BLOCK`
+    members, and building the indices anew for each block size of each rule cost
+    as much as writing the pairs (people-50k: ~5 ms a rule, ~70 rules)."""
+    a, b = np.triu_indices(size, k=1)
+    kind = np.uint8 if size <= 256 else np.uint16
+    a, b = a.astype(kind), b.astype(kind)
+    a.flags.writeable = b.flags.writeable = False  # shared by every caller
+    return a, b
 
 
 def _all_pairs(
@@ -704,23 +731,24 @@ def _all_pairs(
     starts: npt.NDArray[np.int64],
     sizes: npt.NDArray[np.int64],
     max_block: int,
-) -> npt.NDArray[np.int64]:
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Every pair inside each block of 2..`max_block` members (`order[start:start+size]`),
-    block by block in the upper-triangle order: one numpy pass per block size, not
-    one per block (people-50k has ~260k blocks)."""
+    block by block in the upper-triangle order, as (left, right): one numpy pass per
+    block size, not one per block (people-50k has ~260k blocks)."""
     small = (sizes > 1) & (sizes <= max_block)
     block_starts, block_sizes = starts[small], sizes[small]
     counts = block_sizes * (block_sizes - 1) // 2
     offsets = np.cumsum(counts) - counts
-    out = np.empty((int(counts.sum()), 2), dtype=np.int64)
+    left = np.empty(int(counts.sum()), dtype=np.int64)
+    right = np.empty(len(left), dtype=np.int64)
     for size in np.unique(block_sizes).tolist():
         chosen = block_sizes == size
         members = order[block_starts[chosen][:, None] + np.arange(size)]
-        a, b = np.triu_indices(size, k=1)
+        a, b = _triangle(size)
         at = (offsets[chosen][:, None] + np.arange(len(a))).ravel()
-        out[at, 0] = members[:, a].ravel()
-        out[at, 1] = members[:, b].ravel()
-    return out
+        left[at] = members[:, a].ravel()
+        right[at] = members[:, b].ravel()
+    return left, right
 
 
 def _candidate_rules(columns: Sequence[FieldColumn]) -> list[BlockingRule]:
@@ -838,6 +866,11 @@ def _choose_rules(
     chosen: list[BlockingRule] = []
     alone: set[tuple[int, str]] = set()
     seen: set[bytes] = set()
+    # Keyings (and chain limits) found over the budget: the union only grows, so the
+    # distinct pairs it would reach only grow and a keying refused once is refused
+    # again -- a second rule grouping alike ("surname" and "surname~core" where no
+    # surname has a title) is not built and weighed twice (people-50k: six of them).
+    over: set[tuple[bytes, int]] = set()
     union = np.zeros(0, dtype=_code_type(n))
     rules = _candidate_rules(columns)
     # Singles are weighed before any combination, so a combination is measured only
@@ -858,15 +891,17 @@ def _choose_rules(
             # A transform that changes nothing on this data ("surname~core" where no
             # surname has a title) would pay for the same pairs twice.
             signature = (_canonical(combined) if rows is None else combined).tobytes()
-            if signature in seen:
+            if signature in seen or (signature, limit) in over:
                 continue
             if len(union) + load > budget and _over_budget(
                 combined, rank, limit, rows, union, n, budget - len(union)
             ):
+                over.add((signature, limit))
                 continue
-            pairs, _ = _block_pairs(combined, rank, limit, rows)
-            fresh = _missing_from(union, _pair_codes(pairs, n))
+            low, high, _ = _block_ends(combined, rank, limit, rows)
+            fresh = _missing_from(union, _end_codes(low, high, n))
             if len(union) + len(fresh) > budget:
+                over.add((signature, limit))
                 continue
             seen.add(signature)
             if accepted is not None and len(fresh):
@@ -996,8 +1031,8 @@ def _over_budget(
     counts = np.bincount(combined[present])
     keep = present & (owner % BUDGET_PROBE == 0)
     keep[keep] = counts[combined[keep]] <= limit
-    pairs, _ = _block_pairs(np.where(keep, combined, -1), rank, limit, rows)
-    return len(_missing_from(union, _pair_codes(pairs, n))) > room
+    low, high, _ = _block_ends(np.where(keep, combined, -1), rank, limit, rows)
+    return len(_missing_from(union, _end_codes(low, high, n))) > room
 
 
 def _code_type(n: int) -> type[np.unsignedinteger[Any]] | type[np.signedinteger[Any]]:
@@ -1007,7 +1042,14 @@ def _code_type(n: int) -> type[np.unsignedinteger[Any]] | type[np.signedinteger[
 
 
 def _pair_codes(pairs: npt.NDArray[np.int64], n: int) -> npt.NDArray[Any]:
-    return (pairs[:, 0] * n + pairs[:, 1]).astype(_code_type(n))
+    return _end_codes(pairs[:, 0], pairs[:, 1], n)
+
+
+def _end_codes(
+    left: npt.NDArray[np.int64], right: npt.NDArray[np.int64], n: int
+) -> npt.NDArray[Any]:
+    """Each pair (left[k], right[k]) as one code `left * n + right` (`_code_type`)."""
+    return (left * n + right).astype(_code_type(n))
 
 
 def _pairs_of(codes: npt.NDArray[Any], n: int) -> npt.NDArray[np.int64]:

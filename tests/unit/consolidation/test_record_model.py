@@ -1005,6 +1005,45 @@ def test_the_pair_budget_counts_distinct_pairs_not_each_rules_load() -> None:
     assert len(pairs) > 600 * 59 // 2
 
 
+def test_a_keying_found_over_the_budget_is_not_built_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Catches a rule grouping the records exactly as one already refused for the
+    budget being built and weighed again: "listed" overflows what "built" left,
+    and "copied" (its copy) and "listed & copied" group alike, so neither is built."""
+    from redstring.consolidation import record_model
+    from redstring.consolidation.comparisons import build_columns
+    from redstring.consolidation.kinds import FieldSpec
+
+    entities = [
+        _entity(
+            f"y{row}",
+            f"r{row}",
+            "Thing",
+            {"built": 1800 + row // 60, "listed": 1900 + row % 10, "copied": 1900 + row % 10},
+        )
+        for row in range(600)
+    ]
+    specs = [
+        FieldSpec(name=column, kind=FieldKind.YEAR, sources=(column,), reason="test")
+        for column in ("built", "listed", "copied")
+    ]
+    built: list[int] = []
+    block_ends = record_model._block_ends
+
+    def counted(
+        keys: npt.NDArray[np.int64], *args: Any
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int]:
+        built.append(int((keys >= 0).sum()))
+        return block_ends(keys, *args)
+
+    monkeypatch.setattr(record_model, "_block_ends", counted)
+    rules, _ = record_model._choose_rules(build_columns(entities, specs), len(entities))
+    assert [r.label for r in rules] == ["built"]
+    # "built" once, "listed" probed (every third record) and built: nothing more.
+    assert built == [600, 200, 600]
+
+
 def test_an_oversized_block_pairs_each_member_with_its_next_neighbours_by_name() -> None:
     """Catches the sorted neighbourhood of blocks too large to pair all-to-all
     pairing members out of their names' order, across two such blocks, or with
