@@ -4,9 +4,10 @@ their positions."""
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
-from redstring.consolidation.sorted_runs import first_and_inverse, stable_order
+from redstring.consolidation.sorted_runs import SortedRuns, first_and_inverse, stable_order
 
 
 @pytest.mark.parametrize("high", [1, 3, 1_000, 10**9, 2**45, 2**62])
@@ -18,16 +19,23 @@ def test_distinct_keys_are_found_as_unique_finds_them(high: int) -> None:
     positions packed anyway (they overflow; `2**45` and `2**62` take unique's way)."""
     rng = np.random.default_rng(high % 97)
     for count in (0, 1, 2, 17, 4_000):
-        keys = rng.integers(0, high + 1, count).astype(np.int64)
-        first, inverse = first_and_inverse(keys)
-        if count:
-            _, expected_first, expected_inverse = np.unique(
-                keys, return_index=True, return_inverse=True
-            )
-        else:
-            expected_first = expected_inverse = np.zeros(0, dtype=np.int64)
-        assert first.tolist() == expected_first.tolist()
-        assert inverse.tolist() == expected_inverse.ravel().tolist()
+        drawn = rng.integers(0, high + 1, count).astype(np.int64)
+        # Drawn, and sorted: keys already in order (the clustering's candidate
+        # pairs) take a shortcut, which must hold only where no key repeats.
+        for keys in (drawn, np.sort(drawn), np.unique(drawn)):
+            _check_distinct(keys)
+
+
+def _check_distinct(keys: npt.NDArray[np.int64]) -> None:
+    first, inverse = first_and_inverse(keys)
+    if len(keys):
+        _, expected_first, expected_inverse = np.unique(
+            keys, return_index=True, return_inverse=True
+        )
+    else:
+        expected_first = expected_inverse = np.zeros(0, dtype=np.int64)
+    assert first.tolist() == expected_first.tolist()
+    assert inverse.tolist() == expected_inverse.ravel().tolist()
 
 
 @pytest.mark.parametrize("high", [0, 5, 10**6, 2**62])
@@ -39,3 +47,25 @@ def test_keys_are_ordered_as_a_stable_sort_orders_them(high: int) -> None:
     for count in (0, 1, 3, 5_000):
         keys = rng.integers(0, high + 1, count).astype(np.int64)
         assert stable_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
+
+
+def test_sorted_runs_find_every_key_added_in_any_order() -> None:
+    """Catches a batch taken as sorted when it is not (its keys then sit out of
+    order in their run, and a binary search misses them): keys added in batches
+    increasing, decreasing and shuffled are all found with their values, and no
+    other key is."""
+    rng = np.random.default_rng(3)
+    keys = rng.permutation(np.arange(0, 30_000, 3, dtype=np.int64))
+    runs: SortedRuns[np.float64] = SortedRuns(np.float64)
+    added = np.zeros(0, dtype=np.int64)
+    for k, batch in enumerate(np.array_split(keys, 7)):
+        if k % 3 == 1:
+            batch = np.sort(batch)
+        elif k % 3 == 2:
+            batch = np.sort(batch)[::-1]
+        runs.add(batch, batch / 3.0)
+        added = np.concatenate([added, batch])
+        asked = np.arange(-3, 30_003, dtype=np.int64)
+        values, known = runs.lookup(asked)
+        assert known.tolist() == np.isin(asked, added).tolist()
+        assert np.array_equal(values[known], asked[known] / 3.0)
