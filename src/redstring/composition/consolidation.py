@@ -333,7 +333,12 @@ class Consolidator:
             edges.setdefault(rel.source_id, []).append(rel)
             if rel.target_id != rel.source_id:
                 edges.setdefault(rel.target_id, []).append(rel)
-        canonical = await graph.resolve_many(ids, tenant_id)
+        # An entity in `known` was live when read and no merge since touched it: it is
+        # its own canonical (a live entity is never an alias), so only the others are
+        # looked up (people-50k: 49k ids, ~0.14 s of reads).
+        asked = [entity_id for entity_id in dict.fromkeys(ids) if entity_id not in known]
+        found = await graph.resolve_many(asked, tenant_id) if asked else {}
+        canonical = {entity_id: found.get(entity_id, entity_id) for entity_id in ids}
         live = list(dict.fromkeys(canonical[entity_id] for entity_id in ids))
         entities = {c: known[c] for c in live if c in known}
         missing = [c for c in live if c not in entities]
