@@ -15,6 +15,7 @@ still never chain through a few strong links.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -125,6 +126,26 @@ def agreeing_clusters(
     if strongest_links is not None:
         kept = _strongest_links(edges, edge_p, strongest_links)
         edges, edge_p = edges[kept], edge_p[kept]
+    # Only a pair inside one component of the starting edges (and earlier merges)
+    # can ever be asked: clusters join along those edges alone.
+    component = _components(edge_ends=edges, groups=root_array)
+    # A component whose every pair is known to match is one cluster whatever the
+    # order of its joins: each would pass. Joined here, its edges never queued.
+    whole = _whole_components(n, pairs, probabilities, fixed, component, merge_threshold)
+    if whole.any():
+        inside_whole = np.flatnonzero(whole[component])
+        labels = component[inside_whole]
+        root_array[inside_whole] = labels
+        order = np.argsort(labels, kind="stable")
+        indices, labels = inside_whole[order].tolist(), labels[order].tolist()
+        for i, label in zip(indices, labels, strict=True):
+            root[i] = label
+            if i != label:
+                members.pop(i, None)
+        for label, grouped in itertools.groupby(zip(labels, indices, strict=True), key=_first):
+            members[label] = [i for _, i in grouped]
+        outside = ~whole[component[edges[:, 0]]]
+        edges, edge_p = edges[outside], edge_p[outside]
     order = np.lexsort((edges[:, 1], edges[:, 0], -edge_p))
     # Tuples zipped from two flat lists: a list of [i, j] lists turned into tuples
     # cost ~3x as much (people-50k's ~800k starting edges: 0.4 s against 0.11).
@@ -166,11 +187,8 @@ def agreeing_clusters(
     # found by a set test before any cross pair is built.
     cannot: dict[int, set[int]] = {}
     low_left, low_right = known.below(distinct_threshold)
-    # Only a pair inside one component of the starting edges (and earlier merges)
-    # can ever be asked: clusters join along those edges alone. Most pairs scored
-    # "distinct" lie between components (people-febrl 10k: filing them all was
-    # 0.2 s of set updates).
-    component = _components(edge_ends=edges, groups=root_array)
+    # Most pairs scored "distinct" lie between components (people-febrl 10k: filing
+    # them all was 0.2 s of set updates).
     inside = component[low_left] == component[low_right]
     _note_contradictions(cannot, root_array, low_left[inside], low_right[inside])
     # ... and those an override keeps apart (a user's undone merge, an adjudicator's
@@ -307,6 +325,41 @@ def _components(
             if np.array_equal(label, before):
                 break
     return label
+
+
+def _first(pair: tuple[int, int]) -> int:
+    return pair[0]
+
+
+def _whole_components(
+    n: int,
+    pairs: npt.NDArray[np.int64],
+    probabilities: npt.NDArray[np.float64],
+    fixed: Mapping[tuple[int, int], float],
+    component: npt.NDArray[np.int64],
+    merge_threshold: float,
+) -> npt.NDArray[np.bool_]:
+    """Per component label (`_components`), whether every pair of its members is a
+    candidate scoring at least `merge_threshold`: then every join inside it passes
+    (no contradiction, every mean at the threshold or above), and the greedy order
+    ends with the whole component as one cluster. Not where a fixed verdict touches
+    it, nor where a join inside could exceed `MAX_CROSS_PAIRS` (refused unscored).
+    people-50k: 2,412 of 4,728 components, 15k of its 50k records."""
+    size = np.bincount(component, minlength=n)
+    left, right = pairs[:, 0], pairs[:, 1]
+    inside = (component[left] == component[right]) & (left != right)
+    matched = probabilities >= merge_threshold
+    low, high = np.minimum(left, right), np.maximum(left, right)
+    good = np.flatnonzero(inside & matched)
+    distinct, _ = first_and_inverse(low[good] * n + high[good])
+    count = np.bincount(component[low[good[distinct]]], minlength=n)
+    whole = (size > 1) & (size * size <= 4 * MAX_CROSS_PAIRS) & (count == size * (size - 1) // 2)
+    whole[component[left[inside & ~matched]]] = False
+    if fixed:
+        ends = np.asarray(list(fixed), dtype=np.int64)
+        whole[component[ends[:, 0]]] = False
+        whole[component[ends[:, 1]]] = False
+    return np.asarray(whole, dtype=bool)
 
 
 def _strongest_links(

@@ -142,6 +142,60 @@ def test_waves_decide_what_one_join_at_a_time_decides(
         assert _run(m, pairs, tolerated) == _sequential(m, pairs, tolerated)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=10_000))
+def test_a_component_whose_every_pair_matches_is_one_cluster_as_greedy_joins_find(
+    seed: int,
+) -> None:
+    """Catches the shortcut for whole components (`_whole_components`) joining a
+    component one of whose pairs was never a candidate (the model scores it on
+    demand, as different), or one a weak candidate pair sits in: groups of two to
+    six records, each all-matching, missing a pair, or holding a weak one, and a
+    few links between groups, must cluster exactly as sequential greedy joins do."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 7, size=8)
+    n = int(sizes.sum())
+    m = np.full((n, n), 0.01)
+    pairs: list[tuple[int, int]] = []
+    start = 0
+    for size in sizes.tolist():
+        group = range(start, start + size)
+        inner = [(i, j) for i in group for j in group if i < j]
+        for i, j in inner:
+            m[i, j] = m[j, i] = rng.choice([0.91, 0.993])
+        flaw = rng.integers(3)
+        if flaw and len(inner) > 1:
+            i, j = inner[int(rng.integers(len(inner)))]
+            m[i, j] = m[j, i] = rng.choice([0.01, 0.31])
+            if flaw == 1:
+                inner.remove((i, j))  # never a candidate: scored on demand
+        pairs.extend(inner)
+        start += size
+    for _ in range(4):
+        i, j = sorted(rng.choice(n, size=2, replace=False).tolist())
+        if (i, j) not in pairs:
+            m[i, j] = m[j, i] = rng.choice([0.57, 0.91])
+            pairs.append((i, j))
+    assert _run(m, pairs) == _sequential(m, pairs)
+
+
+def test_a_pair_listed_twice_is_read_as_its_first_score_by_the_whole_component_check() -> None:
+    """Catches the whole-component shortcut reading a pair's later, matching score
+    where every check reads its first (`_KnownScores`): three records whose pairs all
+    match, but (0, 1) listed first as different, cluster as without the shortcut."""
+    pairs = np.asarray([[0, 1], [0, 1], [0, 2], [1, 2]], dtype=np.int64)
+    probabilities = np.asarray([0.01, 0.9, 0.9, 0.9])
+    m = np.full((3, 3), 0.9)
+
+    def run() -> list[list[int]]:
+        return agreeing_clusters(3, pairs, probabilities, _matrix_scorer(m))
+
+    with patch.object(clustering, "_whole_components", lambda n, *_: np.zeros(n, dtype=bool)):
+        expected = run()
+    assert len(expected) == 2
+    assert run() == expected
+
+
 def _cluster_and_newcomer(contradicting: int, size: int = 10) -> np.ndarray:
     """`size` records alike (0.99) and a newcomer (index `size`) the first
     `contradicting` of them score as different (0.01), the rest as alike (0.9)."""
