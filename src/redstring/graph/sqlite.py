@@ -589,24 +589,11 @@ class SqliteGraphStore:
         # set here to its current target, kept one hop long as `set_alias` keeps the
         # table, so stored rows pointing at one of them are redirected once at the end.
         tenant = str(tenant_id)
-        final: dict[str, str] = {}
-        pointing: dict[str, set[str]] = {}
-        stored = self._stored_targets(tenant, [str(c) for _, c in aliases])
-        for alias, canonical in ((str(a), str(c)) for a, c in aliases):
-            target = final.get(canonical)
-            if target is None:
-                resolved = stored.get(canonical, canonical)
-                target = final.get(resolved, resolved)
-            if target == alias:
-                raise ValueError(f"aliasing {alias} to itself would make a cycle")
-            old = final.get(alias)
-            if old is not None:
-                pointing[old].discard(alias)
-            final[alias] = target
-            pointing.setdefault(target, set()).add(alias)
-            for other in pointing.pop(alias, set()):
-                final[other] = target
-                pointing[target].add(other)
+        pairs = [(str(a), str(c)) for a, c in aliases]
+        stored = self._stored_targets(tenant, [c for _, c in pairs])
+        final = _plain_aliases(pairs, stored)
+        if final is None:
+            final = _chained_aliases(pairs, stored)
         with transaction(self._conn) as conn:
             conn.executemany(
                 """INSERT INTO graph_aliases (tenant_id, alias_id, canonical_id) VALUES (?, ?, ?)
@@ -615,11 +602,27 @@ class SqliteGraphStore:
                 [(tenant, alias, target) for alias, target in final.items()],
             )
             # No target is itself an alias set here, so these never touch the rows above.
+            # Only rows found pointing at a new alias are updated: one indexed read per
+            # chunk, where an update per alias probed the index once each and mostly
+            # found nothing (people-50k: 44k aliases, none pointed at).
+            pointing_at = self._aliases_of(tenant, list(final))
             conn.executemany(
-                """UPDATE graph_aliases SET canonical_id = ?
-                   WHERE tenant_id = ? AND canonical_id = ?""",
-                [(target, tenant, alias) for alias, target in final.items()],
+                "UPDATE graph_aliases SET canonical_id = ? WHERE tenant_id = ? AND alias_id = ?",
+                [(final[target], tenant, alias) for alias, target in pointing_at.items()],
             )
+
+    def _aliases_of(self, tenant: str, targets: list[str]) -> dict[str, str]:
+        """Stored alias -> canonical rows whose canonical is one of `targets`."""
+        found: dict[str, str] = {}
+        for chunk in _chunks(list(dict.fromkeys(targets))):
+            found.update(
+                self._conn.execute(
+                    f"""SELECT alias_id, canonical_id FROM graph_aliases
+                        WHERE tenant_id = ? AND canonical_id IN ({_marks(chunk)})""",
+                    (tenant, *chunk),
+                ).fetchall()
+            )
+        return found
 
     def _stored_targets(self, tenant: str, ids: list[str]) -> dict[str, str]:
         """Stored alias -> canonical rows for those of `ids` that are aliases."""
@@ -670,6 +673,47 @@ class SqliteGraphStore:
 
 def _marks(values: Sequence[object]) -> str:
     return ", ".join("?" * len(values))
+
+
+def _plain_aliases(pairs: list[tuple[str, str]], stored: dict[str, str]) -> dict[str, str] | None:
+    """`_chained_aliases` where no alias repeats and none is another pair's
+    canonical or stored target (a consolidation's merges): each alias points at its
+    canonical's stored target, at set speed (people-50k: 44k aliases). None otherwise."""
+    names = [alias for alias, _ in pairs]
+    targets = [stored.get(canonical, canonical) for _, canonical in pairs]
+    distinct = set(names)
+    if (
+        len(distinct) != len(names)
+        or not distinct.isdisjoint(targets)
+        or not distinct.isdisjoint(canonical for _, canonical in pairs)
+    ):
+        return None
+    return dict(zip(names, targets, strict=True))
+
+
+def _chained_aliases(pairs: list[tuple[str, str]], stored: dict[str, str]) -> dict[str, str]:
+    """Each alias set by `pairs` (alias, canonical), in order, to its final target:
+    `set_alias` one pair at a time, computed in memory and kept one hop long as
+    `set_alias` keeps the table (`stored`: the stored alias -> canonical rows of the
+    canonicals)."""
+    final: dict[str, str] = {}
+    pointing: dict[str, set[str]] = {}
+    for alias, canonical in pairs:
+        target = final.get(canonical)
+        if target is None:
+            resolved = stored.get(canonical, canonical)
+            target = final.get(resolved, resolved)
+        if target == alias:
+            raise ValueError(f"aliasing {alias} to itself would make a cycle")
+        old = final.get(alias)
+        if old is not None:
+            pointing[old].discard(alias)
+        final[alias] = target
+        pointing.setdefault(target, set()).add(alias)
+        for other in pointing.pop(alias, set()):
+            final[other] = target
+            pointing[target].add(other)
+    return final
 
 
 def _chunks(values: list[str]) -> Iterator[list[str]]:

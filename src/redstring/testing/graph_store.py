@@ -378,6 +378,28 @@ class GraphStoreCompliance(TwoTenants):
         assert await store.resolve(a, other) == b
         assert await store.resolve(b, other) == b
 
+    async def test_set_aliases_keeps_every_alias_one_hop_from_its_canonical(
+        self, store: GraphStore, tenant: TenantId, other: TenantId
+    ) -> None:
+        """A batch of plain aliases (none repeated, none another's canonical, as a
+        consolidation's merges set them): a stored alias of a new alias is redirected
+        to the new target, and a new alias of a stored alias points past it -- so
+        removing the middle alias (undoing its merge) strands neither. Catches the
+        redirect skipped, or a target taken without resolving it."""
+        a, b, c, x, y = (EntityId(uuid4()) for _ in range(5))
+        final, other_final = make_entity(tenant_id=tenant), make_entity(tenant_id=tenant)
+        await store.upsert_entities([final, other_final], tenant)
+        await store.set_alias(a, b, tenant)  # a -> b, then b becomes an alias
+        await store.set_alias(a, b, other)
+        await store.set_alias(c, other_final.id, tenant)  # y is aliased to c below
+        await store.set_aliases([(b, final.id), (x, final.id), (y, c)], tenant)
+        await store.remove_alias(b, tenant)
+        await store.remove_alias(c, tenant)
+        assert await store.resolve(a, tenant) == final.id
+        assert await store.resolve(y, tenant) == other_final.id
+        assert await store.resolve(x, tenant) == final.id
+        assert await store.resolve(a, other) == b
+
     async def test_resolve_many_answers_as_resolve_does_for_each_id(
         self, store: GraphStore, tenant: TenantId, other: TenantId
     ) -> None:
