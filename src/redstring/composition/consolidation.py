@@ -110,15 +110,18 @@ class Consolidator:
             seen = await self._workspace.log.last_position()
             with kept_to_the_end():
                 entities = await graph.list_entities(tenant_id, entity_types=entity_types)
+            neighbours = await self._neighbours(tenant_id)
             plan = await resolve(
                 entities,
-                neighbours=await self._neighbours(tenant_id),
+                neighbours=neighbours,
                 adjudicator=self._adjudicator,
                 field_overrides=field_overrides,
                 separate=await self.undone(tenant_id),
                 members=await self.made_of(tenant_id),
             )
-            report = await self._apply(tenant_id, entities, plan, progress, seen)
+            report = await self._apply(
+                tenant_id, entities, plan, progress, seen, edgeless=not neighbours
+            )
             del entities, plan  # before the run ends (`consolidation.heap`)
         return report
 
@@ -220,12 +223,16 @@ class Consolidator:
         plan: ResolutionPlan,
         progress: Callable[[int, int], None] | None,
         seen: int,
+        *,
+        edgeless: bool = False,
     ) -> ConsolidationReport:
         """Append and fold the plan's merges. `seen` is the log's last position when
         `entities` were read: while no other writer has appended since, they are what
         the store holds and serve as the merges' before-snapshots without a read
         (people-50k: 45k entities, ~2 s of decoding); once one has, every snapshot is
-        read from the store inside the write transaction, as before."""
+        read from the store inside the write transaction, as before. `edgeless`: the
+        tenant held no relationship then, so while those snapshots hold neither do
+        the merged entities (merges only redirect edges), and none are read."""
         log = self._workspace.log
         known = {entity.id: entity for entity in entities}
         if await log.last_position() != seen:
@@ -272,7 +279,7 @@ class Consolidator:
                 for first in range(start, end, MERGES_PER_FOLD):
                     batch = merges[first : min(end, first + MERGES_PER_FOLD)]
                     pending = _Unfolded()
-                    stored = await self._stored(tenant_id, batch, known)
+                    stored = await self._stored(tenant_id, batch, known, edgeless=edgeless)
                     ids = []
                     # Appended together before each fold: one check of every merge's new
                     # stream and one write, not one transaction per merge.
@@ -287,7 +294,9 @@ class Consolidator:
                             await self._workspace.catch_up()
                             pending.clear()
                             known = {}
-                            stored = await self._stored(tenant_id, batch[index:], known)
+                            stored = await self._stored(
+                                tenant_id, batch[index:], known, edgeless=edgeless
+                            )
                         event = self._merge(tenant_id, decision, pending, stored)
                         unwritten.append((merge_stream(event.merge_id), [event], 0))
                         ids.append(event.merge_id)
@@ -321,6 +330,8 @@ class Consolidator:
         tenant_id: TenantId,
         batch: Sequence[MergeDecision],
         known: Mapping[EntityId, Entity],
+        *,
+        edgeless: bool = False,
     ) -> _Stored:
         """The stored entities and edges of `batch`'s merges, read at once (per merge,
         one read per entity cost more than writing the merge). Entities in `known`
@@ -329,7 +340,9 @@ class Consolidator:
         graph = self._workspace.graph
         ids = [entity_id for decision in batch for entity_id in _involved(decision)]
         edges: dict[EntityId, list[Relationship]] = {}
-        for rel in await graph.relationships_many(ids, tenant_id):
+        # With `known` in force, an edgeless tenant still has no edge to read.
+        read = [] if edgeless and known else await graph.relationships_many(ids, tenant_id)
+        for rel in read:
             edges.setdefault(rel.source_id, []).append(rel)
             if rel.target_id != rel.source_id:
                 edges.setdefault(rel.target_id, []).append(rel)

@@ -98,6 +98,46 @@ async def test_edges_are_redirected_and_a_self_loop_is_dropped() -> None:
     assert await workspace.graph.get_entity(edge.source_id, tenant) is not None
 
 
+async def test_an_edge_logged_between_planning_and_merging_is_redirected(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Catches the merges of a tenant that had no edge when planned skipping the
+    edge read although another writer logged one since: the edge of a merged record
+    would be deleted with it, not moved to the merged entity."""
+    from redstring.composition import consolidation as module
+    from redstring.events.ingest import ChunkStats, DocumentExtracted
+    from redstring.events.streams import document_stream
+
+    workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
+    await fill(workspace, tenant, PEOPLE)
+    plan_for = module.resolve
+
+    async def resolve_while_another_writer_links(*args: object, **kwargs: object) -> object:
+        plan = await plan_for(*args, **kwargs)  # type: ignore[arg-type]
+        entities = await workspace.graph.list_entities(tenant)
+        adas = [e for e in entities if e.name == "Ada Lovelace"]
+        charles = next(e for e in entities if e.name == "Charles Babbage")
+        event = DocumentExtracted(
+            tenant_id=tenant,
+            source_id="letters.txt",
+            content_hash="h",
+            model="test",
+            entities=[adas[1], charles],
+            relationships=[make_relationship(adas[1], charles, relationship_type="knows")],
+            chunks=ChunkStats(chunk_count=1, char_count=10),
+        )
+        await workspace.append(document_stream(tenant, "letters.txt"), [event], expected_version=0)
+        await workspace.catch_up()
+        return plan
+
+    monkeypatch.setattr(module, "resolve", resolve_while_another_writer_links)
+    report = await Consolidator(workspace).consolidate(tenant)
+    assert report.merges == 1
+    [edge] = await workspace.graph.list_relationships(tenant)
+    assert edge.relationship_type == "knows"
+    assert await workspace.graph.get_entity(edge.source_id, tenant) is not None
+
+
 async def test_undo_restores_the_graph_exactly_and_only_once() -> None:
     workspace, tenant = Workspace.memory(dimension=384), TenantId(uuid4())
     await fill(workspace, tenant, PEOPLE)
