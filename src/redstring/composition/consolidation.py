@@ -266,7 +266,8 @@ class Consolidator:
         merges = plan.merges
         ours = await log.last_position()
         for start in range(0, max(len(merges), 1 if unlogged else 0), MERGES_PER_COMMIT):
-            with self._workspace.atomic():
+            # Nothing inside catches an error: any failure drops the whole group.
+            with self._workspace.atomic(whole=True):
                 if await log.last_position() != ours:
                     known = {}  # another writer appended since our last commit
                 # The trained models commit with the first merges, which they decided:

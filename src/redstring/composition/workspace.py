@@ -100,18 +100,20 @@ class Workspace:
     _fresh: FreshEvents = field(default_factory=FreshEvents, repr=False)
 
     @contextmanager
-    def atomic(self) -> Iterator[None]:
+    def atomic(self, *, whole: bool = False) -> Iterator[None]:
         """Everything written inside commits together or not at all (one SQLite
         transaction, one sync to disk instead of one per append). A memory workspace
         has nothing to commit. A PostgreSQL workspace commits each append and each
         projection batch on its own (this block is synchronous and its stores are
         not): every append is still all-or-nothing and every fold atomic with its
-        checkpoint, but two appends inside one block are not one commit."""
+        checkpoint, but two appends inside one block are not one commit. `whole`:
+        the caller catches no error inside, so the store calls within take no
+        savepoints (`storage.sqlite.transaction`)."""
         if self._conn is None:
             yield
             return
         try:
-            with transaction(self._conn):
+            with transaction(self._conn, whole=whole):
                 yield
         except BaseException:
             # Rolled back: the versions of its appends will name other events.

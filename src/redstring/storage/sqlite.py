@@ -25,6 +25,7 @@ import importlib.util
 import itertools
 import sqlite3
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -114,16 +115,31 @@ def open_connection(path: str | Path, *, load_vec: bool = True) -> Connection:
     return conn
 
 
+#: The connection whose open transaction was begun `whole` in this task's context:
+#: transactions nested in it take no savepoint.
+_WHOLE: ContextVar[Connection | None] = ContextVar("redstring_whole_transaction", default=None)
+
+
 @contextmanager
-def transaction(conn: Connection) -> Iterator[Connection]:
+def transaction(conn: Connection, *, whole: bool = False) -> Iterator[Connection]:
     """All writes inside commit together or not at all; nests via savepoints.
 
     Outermost: `BEGIN IMMEDIATE` takes the write lock up front, so a read-then-write
     (e.g. the event log's version check) cannot be interleaved by another writer.
     Nested: a named `SAVEPOINT`, released on success and rolled back to on error,
     leaving the outer transaction open for the caller to commit or roll back.
+
+    `whole` (outermost only; nested, it changes nothing): the caller never catches
+    an error inside the block, so any error rolls all of it back and the nested
+    transactions need no savepoint of their own. A savepoint copies each page its
+    writes touch to a statement journal: a consolidation's ~350 store calls, whose
+    merged entities lie all over the tables, copied most pages each time (deleting
+    people-50k's 44k merged rows in 27 batches: 0.16 s bare, 0.31 s in savepoints).
     """
     if conn.in_transaction:
+        if _WHOLE.get() is conn:
+            yield conn
+            return
         name = f"rs_sp_{next(_savepoint_names)}"
         conn.execute(f"SAVEPOINT {name}")
         try:
@@ -135,12 +151,16 @@ def transaction(conn: Connection) -> Iterator[Connection]:
         conn.execute(f"RELEASE SAVEPOINT {name}")
         return
     conn.execute("BEGIN IMMEDIATE")
+    token = _WHOLE.set(conn) if whole else None
     try:
         yield conn
     except BaseException:
         if conn.in_transaction:
             conn.rollback()
         raise
+    finally:
+        if token is not None:
+            _WHOLE.reset(token)
     conn.commit()
 
 
