@@ -148,10 +148,11 @@ def test_a_component_whose_every_pair_matches_is_one_cluster_as_greedy_joins_fin
     seed: int,
 ) -> None:
     """Catches the shortcut for whole components (`_whole_components`) joining a
-    component one of whose pairs was never a candidate (the model scores it on
-    demand, as different), or one a weak candidate pair sits in: groups of two to
-    six records, each all-matching, missing a pair, or holding a weak one, and a
-    few links between groups, must cluster exactly as sequential greedy joins do."""
+    component one of whose pairs was never a candidate and scores as different on
+    demand, or one a weak candidate pair sits in: groups of two to six records,
+    each all-matching, missing a pair that matches or not, or holding a weak one,
+    and a few links between groups, must cluster exactly as sequential greedy
+    joins do."""
     rng = np.random.default_rng(seed)
     sizes = rng.integers(2, 7, size=8)
     n = int(sizes.sum())
@@ -163,11 +164,12 @@ def test_a_component_whose_every_pair_matches_is_one_cluster_as_greedy_joins_fin
         inner = [(i, j) for i in group for j in group if i < j]
         for i, j in inner:
             m[i, j] = m[j, i] = rng.choice([0.91, 0.993])
-        flaw = rng.integers(3)
+        flaw = rng.integers(4)
         if flaw and len(inner) > 1:
             i, j = inner[int(rng.integers(len(inner)))]
-            m[i, j] = m[j, i] = rng.choice([0.01, 0.31])
-            if flaw == 1:
+            if flaw < 3:
+                m[i, j] = m[j, i] = rng.choice([0.01, 0.31])
+            if flaw != 2:
                 inner.remove((i, j))  # never a candidate: scored on demand
         pairs.extend(inner)
         start += size
