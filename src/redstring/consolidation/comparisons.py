@@ -196,6 +196,10 @@ class FieldColumn:
     #: ("xiao ming" and "xiaoming", "min jun" from "Min-jun" and "minjun" alike: a
     #: name's syllables written apart or together); filled on first use.
     respaced: npt.NDArray[np.int64] | None = None
+    #: Codes: each entity's characters counted into `CHARACTER_BUCKETS` buckets by
+    #: code point (`_character_counts`), an empty table where a value is too long
+    #: to count; filled on first use.
+    character_counts: npt.NDArray[np.int8] | None = None
     #: Given names: each entity's first character (its code point, -1 when missing)
     #: and whether the name is that one character (an initial); filled on first use.
     initials: tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]] | None = None
@@ -907,15 +911,58 @@ CODE_EDIT_FROM = 4
 CODE_EDITS = 2
 
 
+#: Buckets the characters of a code are counted in (by code point modulo): digits
+#: fall in buckets of their own.
+CHARACTER_BUCKETS = 16
+#: Codes longer than this are not counted (`_character_counts`): every pair of such
+#: a column is measured.
+COUNTED_LENGTH = 64
+
+
 def codes_apart(
     column: FieldColumn, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.bool_]:
     """Whether each pair's codes are more than `CODE_EDITS` edits apart: not two
-    mistyped copies of one code."""
+    mistyped copies of one code.
+
+    An edit changes a code's character counts by at most two (one out, one in; a
+    transposition by none), so two codes whose counts differ by more than twice
+    `CODE_EDITS` are apart unmeasured: most pairs of different ids (the 125k
+    FEBRL-like point: 0.94 s of edit distances over millions of pairs)."""
+    out = np.ones(len(left), dtype=bool)
+    rows = np.arange(len(left))
+    counts = _character_counts(column)
+    if counts is not None and len(left):
+        gap = counts[left]
+        gap -= counts[right]
+        np.abs(gap, out=gap)
+        rows = np.flatnonzero(gap.sum(axis=1, dtype=np.int16) <= 2 * CODE_EDITS)
     distance = _cpdist(
-        DamerauLevenshtein.distance, column.text[left], column.text[right], CODE_EDITS + 1
+        DamerauLevenshtein.distance,
+        column.text[left[rows]],
+        column.text[right[rows]],
+        CODE_EDITS + 1,
     )
-    return np.asarray(distance > CODE_EDITS, dtype=bool)
+    out[rows] = distance > CODE_EDITS
+    return out
+
+
+def _character_counts(column: FieldColumn) -> npt.NDArray[np.int8] | None:
+    """Each entity's characters counted by bucket (`CHARACTER_BUCKETS`), or None
+    where a value is longer than `COUNTED_LENGTH` or holds a NUL (set once,
+    complete: the scorer may be asked on two threads)."""
+    if column.character_counts is None:
+        texts = [str(t) for t in column.text.tolist()]
+        # A NUL would read as the table's padding and go uncounted.
+        if not texts or max(map(len, texts)) > COUNTED_LENGTH or any("\x00" in t for t in texts):
+            column.character_counts = np.zeros((0, CHARACTER_BUCKETS), dtype=np.int8)
+            return None
+        points = np.array(texts, dtype=str).reshape(len(texts), -1).view(np.uint32)
+        counts = np.zeros((len(texts), CHARACTER_BUCKETS), dtype=np.int8)
+        row, place = np.nonzero(points)
+        np.add.at(counts, (row, points[row, place] % CHARACTER_BUCKETS), 1)
+        column.character_counts = counts
+    return column.character_counts if len(column.character_counts) else None
 
 
 def _house_numbers(texts: npt.NDArray[np.object_]) -> npt.NDArray[np.object_]:

@@ -3151,3 +3151,58 @@ def test_a_value_pairs_level_does_not_depend_on_how_it_was_compared() -> None:
         levels.add(int(compare(column, *first)[0]))
         levels.add(int(compare(column, *then)[0]))
     assert len(levels) == 1
+
+
+@pytest.mark.parametrize("longest", [12, 80])
+def test_codes_apart_answers_as_the_edit_distance_does(longest: int) -> None:
+    """Catches the character-count shortcut of `codes_apart` calling two codes apart
+    that are within `CODE_EDITS` edits (a transposition, a digit lost and one
+    mistyped), or near ones apart: on copies of codes edited zero to four times, it
+    must answer as Damerau-Levenshtein does, with and without the count table (a
+    code longer than it can count turns it off)."""
+    from rapidfuzz.distance import DamerauLevenshtein
+
+    from redstring.consolidation.comparisons import CODE_EDITS, build_columns, codes_apart
+    from redstring.consolidation.kinds import FieldSpec
+
+    rng = random.Random(longest)
+    alphabet = "0123456789ABX-é"
+
+    def edited(code: str) -> str:
+        chars = list(code)
+        for _ in range(rng.randint(0, 4)):
+            at = rng.randrange(max(len(chars), 1))
+            action = rng.choice(["swap", "sub", "ins", "del"])
+            if action == "swap" and at + 1 < len(chars):
+                chars[at], chars[at + 1] = chars[at + 1], chars[at]
+            elif action == "sub" and chars:
+                chars[at] = rng.choice(alphabet)
+            elif action == "ins":
+                chars.insert(at, rng.choice(alphabet))
+            elif action == "del" and len(chars) > 4:
+                del chars[at]
+        return "".join(chars)
+
+    codes = []
+    for _ in range(150):
+        code = "".join(rng.choice(alphabet) for _ in range(rng.randint(4, 12)))
+        codes.extend([code, edited(code), edited(code)])
+    codes.append("7" * longest)
+    entities = [
+        _entity(f"c{k}", f"Thing {k}", "Thing", {"code": code}) for k, code in enumerate(codes)
+    ]
+    spec = FieldSpec(name="code", kind=FieldKind.IDENTIFIER, sources=("code",), reason="test")
+    [column] = build_columns(entities, [spec])
+    n = len(codes)
+    left = np.asarray([rng.randrange(n) for _ in range(3000)] + list(range(0, n - 1)))
+    right = np.asarray([rng.randrange(n) for _ in range(3000)] + list(range(1, n)))
+    text = [str(t) for t in column.text.tolist()]
+    expected = [
+        DamerauLevenshtein.distance(text[a], text[b]) > CODE_EDITS
+        for a, b in zip(left.tolist(), right.tolist(), strict=True)
+    ]
+    assert codes_apart(column, left, right).tolist() == expected
+    assert 0 < sum(expected) < len(expected)
+    assert (column.character_counts is not None and len(column.character_counts) > 0) == (
+        longest <= 64
+    )
