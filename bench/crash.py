@@ -142,11 +142,11 @@ async def child(phase: str, db: Path, corpus: Path) -> None:
         return version
 
     @contextmanager
-    def committing() -> Iterator[None]:
+    def committing(*, whole: bool = False) -> Iterator[None]:
         nonlocal depth
         depth += 1
         try:
-            with original_atomic():
+            with original_atomic(whole=whole):
                 yield
         except BaseException:
             depth -= 1
