@@ -35,6 +35,7 @@ from redstring.domain.lexical import (
     choose_blocks,
 )
 from redstring.domain.relationship import Relationship
+from redstring.graph.aliases import final_aliases
 from redstring.storage.postgres import create_tables
 
 if TYPE_CHECKING:
@@ -403,7 +404,7 @@ class PostgresGraphStore:
         if not aliases:
             return
         async with self._db.transaction(tenant_id) as conn:
-            # `set_alias` one pair at a time, computed in memory as graph.sqlite does:
+            # `set_alias` one pair at a time, computed in memory (`graph.aliases`):
             # `final` keeps every alias set here one hop from its target.
             stored: dict[UUID, UUID] = dict(
                 await _all(
@@ -413,24 +414,7 @@ class PostgresGraphStore:
                     (tenant_id, list(dict.fromkeys(c for _, c in aliases))),
                 )
             )
-            final: dict[UUID, UUID] = {}
-            pointing: dict[UUID, set[UUID]] = {}
-            for alias, canonical in aliases:
-                found = final.get(canonical)
-                if found is None:
-                    resolved = stored.get(canonical, canonical)
-                    found = final.get(resolved, resolved)
-                target: UUID = found
-                if target == alias:
-                    raise ValueError(f"aliasing {alias} to itself would make a cycle")
-                old = final.get(alias)
-                if old is not None:
-                    pointing[old].discard(alias)
-                final[alias] = target
-                pointing.setdefault(target, set()).add(alias)
-                for other in pointing.pop(alias, set()):
-                    final[other] = target
-                    pointing[target].add(other)
+            final = final_aliases(aliases, stored)
             async with conn.cursor() as cur:
                 await cur.executemany(
                     """INSERT INTO graph_aliases (tenant_id, alias_id, canonical_id)

@@ -18,7 +18,7 @@ and its checkpoint in one outer transaction.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 from uuid import UUID
 
 from redstring.domain.blocking import lexicon_keys
@@ -32,6 +32,7 @@ from redstring.domain.lexical import (
     choose_blocks,
 )
 from redstring.domain.relationship import Relationship
+from redstring.graph.aliases import final_aliases
 from redstring.storage.sqlite import BUSY_TIMEOUT_MS, OperationalError, transaction
 
 if TYPE_CHECKING:
@@ -524,7 +525,7 @@ class SqliteGraphStore:
     ) -> list[Relationship]:
         tenant = str(tenant_id)
         asked = [str(entity_id) for entity_id in entity_ids]
-        stored = self._stored_targets(tenant, asked)
+        stored = self._alias_rows(tenant, asked, by="alias_id")
         canonical = list(dict.fromkeys(stored.get(raw, raw) for raw in asked))
         bodies: dict[str, str] = {}
         for chunk in _chunks(canonical):
@@ -585,15 +586,13 @@ class SqliteGraphStore:
     async def set_aliases(
         self, aliases: Sequence[tuple[EntityId, EntityId]], tenant_id: TenantId
     ) -> None:
-        # `set_alias` one pair at a time, computed in memory: `final` maps each alias
-        # set here to its current target, kept one hop long as `set_alias` keeps the
-        # table, so stored rows pointing at one of them are redirected once at the end.
+        # `final` maps each alias set here to its target, one hop long
+        # (`graph.aliases`), so stored rows pointing at one of them are redirected
+        # once at the end.
         tenant = str(tenant_id)
         pairs = [(str(a), str(c)) for a, c in aliases]
-        stored = self._stored_targets(tenant, [c for _, c in pairs])
-        final = _plain_aliases(pairs, stored)
-        if final is None:
-            final = _chained_aliases(pairs, stored)
+        stored = self._alias_rows(tenant, [c for _, c in pairs], by="alias_id")
+        final = final_aliases(pairs, stored)
         with transaction(self._conn) as conn:
             conn.executemany(
                 """INSERT INTO graph_aliases (tenant_id, alias_id, canonical_id) VALUES (?, ?, ?)
@@ -605,33 +604,23 @@ class SqliteGraphStore:
             # Only rows found pointing at a new alias are updated: one indexed read per
             # chunk, where an update per alias probed the index once each and mostly
             # found nothing (people-50k: 44k aliases, none pointed at).
-            pointing_at = self._aliases_of(tenant, list(final))
+            pointing_at = self._alias_rows(tenant, list(final), by="canonical_id")
             conn.executemany(
                 "UPDATE graph_aliases SET canonical_id = ? WHERE tenant_id = ? AND alias_id = ?",
                 [(final[target], tenant, alias) for alias, target in pointing_at.items()],
             )
 
-    def _aliases_of(self, tenant: str, targets: list[str]) -> dict[str, str]:
-        """Stored alias -> canonical rows whose canonical is one of `targets`."""
-        found: dict[str, str] = {}
-        for chunk in _chunks(list(dict.fromkeys(targets))):
-            found.update(
-                self._conn.execute(
-                    f"""SELECT alias_id, canonical_id FROM graph_aliases
-                        WHERE tenant_id = ? AND canonical_id IN ({_marks(chunk)})""",
-                    (tenant, *chunk),
-                ).fetchall()
-            )
-        return found
-
-    def _stored_targets(self, tenant: str, ids: list[str]) -> dict[str, str]:
-        """Stored alias -> canonical rows for those of `ids` that are aliases."""
+    def _alias_rows(
+        self, tenant: str, ids: list[str], *, by: Literal["alias_id", "canonical_id"]
+    ) -> dict[str, str]:
+        """Stored alias -> canonical rows whose `by` column (`alias_id` or
+        `canonical_id`) is one of `ids`."""
         found: dict[str, str] = {}
         for chunk in _chunks(list(dict.fromkeys(ids))):
             found.update(
                 self._conn.execute(
                     f"""SELECT alias_id, canonical_id FROM graph_aliases
-                        WHERE tenant_id = ? AND alias_id IN ({_marks(chunk)})""",
+                        WHERE tenant_id = ? AND {by} IN ({_marks(chunk)})""",
                     (tenant, *chunk),
                 ).fetchall()
             )
@@ -650,7 +639,9 @@ class SqliteGraphStore:
     async def resolve_many(
         self, entity_ids: Sequence[EntityId], tenant_id: TenantId
     ) -> dict[EntityId, EntityId]:
-        stored = self._stored_targets(str(tenant_id), [str(entity_id) for entity_id in entity_ids])
+        stored = self._alias_rows(
+            str(tenant_id), [str(entity_id) for entity_id in entity_ids], by="alias_id"
+        )
         return {
             entity_id: EntityId(UUID(stored[str(entity_id)]))
             if str(entity_id) in stored
@@ -673,47 +664,6 @@ class SqliteGraphStore:
 
 def _marks(values: Sequence[object]) -> str:
     return ", ".join("?" * len(values))
-
-
-def _plain_aliases(pairs: list[tuple[str, str]], stored: dict[str, str]) -> dict[str, str] | None:
-    """`_chained_aliases` where no alias repeats and none is another pair's
-    canonical or stored target (a consolidation's merges): each alias points at its
-    canonical's stored target, at set speed (people-50k: 44k aliases). None otherwise."""
-    names = [alias for alias, _ in pairs]
-    targets = [stored.get(canonical, canonical) for _, canonical in pairs]
-    distinct = set(names)
-    if (
-        len(distinct) != len(names)
-        or not distinct.isdisjoint(targets)
-        or not distinct.isdisjoint(canonical for _, canonical in pairs)
-    ):
-        return None
-    return dict(zip(names, targets, strict=True))
-
-
-def _chained_aliases(pairs: list[tuple[str, str]], stored: dict[str, str]) -> dict[str, str]:
-    """Each alias set by `pairs` (alias, canonical), in order, to its final target:
-    `set_alias` one pair at a time, computed in memory and kept one hop long as
-    `set_alias` keeps the table (`stored`: the stored alias -> canonical rows of the
-    canonicals)."""
-    final: dict[str, str] = {}
-    pointing: dict[str, set[str]] = {}
-    for alias, canonical in pairs:
-        target = final.get(canonical)
-        if target is None:
-            resolved = stored.get(canonical, canonical)
-            target = final.get(resolved, resolved)
-        if target == alias:
-            raise ValueError(f"aliasing {alias} to itself would make a cycle")
-        old = final.get(alias)
-        if old is not None:
-            pointing[old].discard(alias)
-        final[alias] = target
-        pointing.setdefault(target, set()).add(alias)
-        for other in pointing.pop(alias, set()):
-            final[other] = target
-            pointing[target].add(other)
-    return final
 
 
 def _chunks(values: list[str]) -> Iterator[list[str]]:
