@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from redstring.consolidation.sorted_runs import SortedRuns, first_and_inverse
+from redstring.consolidation.sorted_runs import SortedRuns, first_and_inverse, pairs_within
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -395,14 +395,7 @@ def _complete(
     members, labels = members[order], labels[order]
     starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
     sizes = np.diff(np.r_[starts, len(labels)])
-    lefts, rights = [], []
-    for size in np.unique(sizes).tolist():
-        chosen = starts[sizes == size]
-        block = members[chosen[:, None] + np.arange(size)]
-        a, b = np.triu_indices(size, k=1)
-        lefts.append(block[:, a].ravel())
-        rights.append(block[:, b].ravel())
-    left, right = np.concatenate(lefts), np.concatenate(rights)
+    left, right = pairs_within(members, starts, sizes, int(sizes.max()))
     scores, hit = known.lookup(left, right)
     _score(np.flatnonzero(~hit), left, right, scores, scorer, known)
     whole = asked.copy()

@@ -24,7 +24,6 @@ comes from the data.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import threading
@@ -54,7 +53,7 @@ from redstring.consolidation.kinds import (
     detect_fields,
 )
 from redstring.consolidation.names import type_kind
-from redstring.consolidation.sorted_runs import first_and_inverse, stable_order
+from redstring.consolidation.sorted_runs import first_and_inverse, pairs_within, stable_order
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping, Sequence
@@ -673,7 +672,7 @@ def _block_ends(
     starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
     ends = np.r_[starts[1:], len(order)]
     sizes = ends - starts
-    chunks = [_all_pairs(order, starts, sizes, max_block)]
+    chunks = [pairs_within(order, starts, sizes, max_block)]
     if rank is not None:
         chunks.extend(_neighbourhood_pairs(order, starts, sizes, max_block, rank))
     left = np.concatenate([c[0] for c in chunks])
@@ -712,43 +711,6 @@ def _neighbourhood_pairs(
         same = block[:-step] == block[step:]
         out.append((members[:-step][same], members[step:][same]))
     return out
-
-
-@functools.cache
-def _triangle(size: int) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
-    """`np.triu_indices(size, k=1)` as bytes, kept: blocks have at most `MAX_BLOCK`
-    members, and building the indices anew for each block size of each rule cost
-    as much as writing the pairs (people-50k: ~5 ms a rule, ~70 rules)."""
-    a, b = np.triu_indices(size, k=1)
-    kind = np.uint8 if size <= 256 else np.uint16
-    a, b = a.astype(kind), b.astype(kind)
-    a.flags.writeable = b.flags.writeable = False  # shared by every caller
-    return a, b
-
-
-def _all_pairs(
-    order: npt.NDArray[np.int64],
-    starts: npt.NDArray[np.int64],
-    sizes: npt.NDArray[np.int64],
-    max_block: int,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Every pair inside each block of 2..`max_block` members (`order[start:start+size]`),
-    block by block in the upper-triangle order, as (left, right): one numpy pass per
-    block size, not one per block (people-50k has ~260k blocks)."""
-    small = (sizes > 1) & (sizes <= max_block)
-    block_starts, block_sizes = starts[small], sizes[small]
-    counts = block_sizes * (block_sizes - 1) // 2
-    offsets = np.cumsum(counts) - counts
-    left = np.empty(int(counts.sum()), dtype=np.int64)
-    right = np.empty(len(left), dtype=np.int64)
-    for size in np.unique(block_sizes).tolist():
-        chosen = block_sizes == size
-        members = order[block_starts[chosen][:, None] + np.arange(size)]
-        a, b = _triangle(size)
-        at = (offsets[chosen][:, None] + np.arange(len(a))).ravel()
-        left[at] = members[:, a].ravel()
-        right[at] = members[:, b].ravel()
-    return left, right
 
 
 def _candidate_rules(columns: Sequence[FieldColumn]) -> list[BlockingRule]:
