@@ -235,7 +235,7 @@ def _date_value(raws: tuple[str, ...], kind: FieldKind) -> int | None:
     if len(raws) == 3:
         try:
             day, month, year = (int(float(raw or "nan")) for raw in raws)
-        except ValueError:
+        except (ValueError, OverflowError):  # "", "nan", "inf", "1e999"
             return None
         if not 1 <= year <= 2200:
             return None
@@ -246,7 +246,7 @@ def _date_value(raws: tuple[str, ...], kind: FieldKind) -> int | None:
     if kind is FieldKind.YEAR:
         try:
             year = int(float(raw))
-        except ValueError:
+        except (ValueError, OverflowError):
             return None
         return year * 10000 if 1 <= year <= 2200 else None
     return parse_date(raw, lenient=True)
@@ -374,6 +374,8 @@ def _normalise(raws: tuple[str, ...], kind: FieldKind) -> tuple[str, str]:
     if kind is FieldKind.POSTCODE:
         text = raw.upper().replace("-", " ")
         compact = text.replace(" ", "")
+        if not compact:  # "- -": dashes only
+            return "", ""
         area = text.split()[0] if " " in text else compact[: max(2, len(compact) - 3)]
         return compact, area
     tokens = raw_tokens(raw)

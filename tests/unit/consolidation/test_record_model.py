@@ -489,6 +489,32 @@ def _levels_of_pairs(
     return np.asarray(_levels(evidence.columns, left, right))
 
 
+#: Cells no kind's reading should choke on: dashes, signs and infinities.
+ODD_CELLS = [
+    "- -", "   -  ", "--x", "/", ".", "@", "@@", "http://", "()", "+", "inf", "1e999",
+    "-nan", "\u200b", "\u00a0", "1/2", "12-", "N\u00b0 5", "\U0001f600", "0.0",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", [k for k in FieldKind if k not in (FieldKind.LIST,)])
+def test_every_kind_reads_odd_cells_without_failing(kind: FieldKind) -> None:
+    """Catches a consolidation that fails on one odd cell: a postcode of "- -" (no
+    characters left once dashes are spaces), or a date part of "inf" (a float no
+    integer holds), raised out of the whole run."""
+    from redstring.consolidation.comparisons import build_columns
+    from redstring.consolidation.kinds import FieldSpec
+
+    for width in (1, 2, 3):
+        sources = tuple(f"p{k}" for k in range(width))
+        entities = [
+            _entity(f"o{n}", "x", "Person", dict.fromkeys(sources, cell))
+            for n, cell in enumerate(ODD_CELLS)
+        ]
+        spec = FieldSpec(name="odd", kind=kind, sources=sources, reason="")
+        [column] = build_columns(entities, [spec])
+        assert len(column.codes) == len(ODD_CELLS)
+
+
 def test_whole_numbers_written_as_floats_are_read_as_the_numbers() -> None:
     """Catches a CSV written by pandas (a column of whole numbers with empty cells
     becomes floats: "19560409.0", "7452.0") read as phone numbers or left out: its
