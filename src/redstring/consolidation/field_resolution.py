@@ -9,8 +9,9 @@ that two sources spell "Charles Babbage"; a record named only by its key
 (`named_by_key`) names a cluster only when no member has a name.
 
 Merged fields: the canonical's name, type and normalized name; the union of
-properties where the canonical's value wins and every differing value is kept
-under `conflicts` (nothing a source said is lost); the union of provenance in
+properties where the canonical's value wins (unless it only says the value is
+missing, "N/A": then the next member's that gives one) and every differing value
+is kept under `conflicts` (nothing a source said is lost); the union of provenance in
 a stable order; the highest confidence; the union of blocking keys.
 """
 
@@ -22,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from redstring.consolidation.kinds import missing_mark
 from redstring.domain.entity import named_by_key
 from redstring.domain.exceptions import InvalidInputError
 
@@ -133,11 +135,19 @@ def resolve_fields(members: Sequence[Entity]) -> ResolvedFields:
     properties: dict[str, JsonValue] = {}
     kept: dict[str, object] = {}
     seen: dict[str, dict[object, JsonValue]] = {}
+    # Keys whose kept value only says "missing" ("N/A"): the first member holding a
+    # value gives it instead (the mark stays among the conflicts).
+    marked: set[str] = set()
     for member in ordered:
         for key, value in member.properties.items():
             same = _identity(value)
             if key not in properties:
                 properties[key], kept[key] = value, same
+                if missing_mark(value):
+                    marked.add(key)
+            elif key in marked and not missing_mark(value):
+                properties[key], kept[key] = value, same
+                marked.discard(key)
             seen.setdefault(key, {})[same] = value
     conflicts = tuple(
         PropertyConflict(

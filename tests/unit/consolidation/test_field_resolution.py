@@ -75,6 +75,24 @@ def test_merged_fields_keep_every_value_and_record_conflicts() -> None:
     assert merged.confidence == 1.0
 
 
+def test_a_value_that_only_says_missing_gives_way_to_a_members_value() -> None:
+    """Catches a merged entity showing "N/A" for a town its other records give: the
+    canonical's value wins unless it only says the value is missing; the mark is kept
+    among the conflicts, and where no member gives a value the mark stays."""
+    a = make_entity(entity_id=_id(1), name="Ada", properties={"town": "N/A", "job": "-"})
+    a.provenance.append(make_provenance("second"))  # a is canonical
+    b = make_entity(entity_id=_id(2), name="Ada", properties={"town": " unknown", "job": "-"})
+    c = make_entity(entity_id=_id(3), name="Ada", properties={"town": "London"})
+    for order in permutations([a, b, c]):
+        resolved = resolve_fields(order)
+        assert resolved.entity.id == a.id
+        assert resolved.entity.properties == {"town": "London", "job": "-"}
+        [conflict] = resolved.conflicts
+        assert (conflict.key, conflict.kept, conflict.others) == (
+            "town", "London", (" unknown", "N/A")
+        )  # fmt: skip
+
+
 def test_values_of_other_json_types_stay_apart_and_conflicts_go_in_json_order() -> None:
     """Two values are one exactly when their JSON texts are: the string "1", the
     number 1, 1.0 and true are four values, and a list equal to another is one. The

@@ -489,6 +489,30 @@ def _levels_of_pairs(
     return np.asarray(_levels(evidence.columns, left, right))
 
 
+def test_cells_that_say_missing_are_read_as_missing() -> None:
+    """Catches "N/A", "UNKNOWN" or "-" read as values: a duplicate holding "N/A" where
+    its copy holds the town would be "different" from it, and two strangers holding
+    "UNKNOWN" would agree. A name that only looks alike ("Nan") is a value."""
+    from redstring.consolidation.comparisons import build_columns, compare
+    from redstring.consolidation.kinds import column_table, field_text
+
+    towns = ["N/A", " unknown ", "NULL", "-", "London", "#N/A", "Paris", "n.a."]
+    entities = [
+        _entity(f"m{k}", "x", "Person", {"town": town, "given": "Nan" if k else "none"})
+        for k, town in enumerate(towns)
+    ]
+    table = column_table(entities, ["town", "given"])
+    assert table["town"] == ["", "", "", "", "London", "", "Paris", ""]
+    assert table["given"] == [""] + ["Nan"] * (len(towns) - 1)
+    assert field_text(entities[0], "town") is None
+    assert field_text(entities[4], "town") == "London"
+    spec = next(f for f in detect_fields(entities * 3).used if f.name == "town")
+    [column] = build_columns(entities, [spec])
+    # "N/A" against "London" is missing (0), "London" against "Paris" different (1).
+    levels = compare(column, np.asarray([0, 4, 1]), np.asarray([4, 6, 2])).tolist()
+    assert levels == [0, 1, 0]
+
+
 #: Cells no kind's reading should choke on: dashes, signs and infinities.
 ODD_CELLS = [
     "- -", "   -  ", "--x", "/", ".", "@", "@@", "http://", "()", "+", "inf", "1e999",
@@ -513,6 +537,48 @@ def test_every_kind_reads_odd_cells_without_failing(kind: FieldKind) -> None:
         spec = FieldSpec(name="odd", kind=kind, sources=sources, reason="")
         [column] = build_columns(entities, [spec])
         assert len(column.codes) == len(ODD_CELLS)
+
+
+def test_a_default_value_most_records_hold_is_read_as_missing() -> None:
+    """Catches a form's default read as a shared fact: a birth date of 1900-01-01 or an
+    id number of 000000000 that many records hold says nothing of who they are, yet
+    it agreed exactly between strangers and differed from every copy holding the real
+    value. The values one identity's copies share, and a category's common values,
+    stay values."""
+    from redstring.consolidation.comparisons import build_columns
+
+    rng = random.Random(3)
+    entities = []
+    for k in range(300):
+        identity = k // 2  # copies in twos: each value held twice
+        year, month, day = 1920 + identity % 70, 1 + identity % 12, 1 + identity % 28
+        props: dict[str, Any] = {
+            "given_name": GIVEN[identity % len(GIVEN)],
+            "surname": FAMILY[identity % len(FAMILY)],
+            "date_of_birth": f"{year}-{month:02d}-{day:02d}",
+            "soc_sec_id": f"{1000000 + identity * 7919}",
+            "sex": rng.choice(["M", "F"]),
+        }
+        if k % 5 == 0:
+            props["date_of_birth"] = "1900-01-01"
+        if k % 7 == 0:
+            props["soc_sec_id"] = "0000000"
+        if k == 1:
+            props["soc_sec_id"] = "999-999"  # a repeated digit, however rare
+        entities.append(_entity(f"d{k}", "x", "Person", props))
+    used = {f.name: f for f in detect_fields(entities).used}
+    assert used["date_of_birth"].kind is FieldKind.DATE
+    assert used["soc_sec_id"].kind is FieldKind.IDENTIFIER
+    born, ssn, sex = build_columns(
+        entities, [used["date_of_birth"], used["soc_sec_id"], used["sex"]]
+    )
+    defaults = np.asarray([k % 5 == 0 for k in range(300)])
+    assert (born.codes[defaults] == -1).all()
+    assert (born.codes[~defaults] >= 0).all()
+    zeros = np.asarray([k % 7 == 0 or k == 1 for k in range(300)])
+    assert (ssn.codes[zeros] == -1).all()
+    assert (ssn.codes[~zeros] >= 0).all()
+    assert (sex.codes >= 0).all()  # half the records hold "M": a category, not a default
 
 
 def test_whole_numbers_written_as_floats_are_read_as_the_numbers() -> None:
@@ -3213,7 +3279,7 @@ def test_codes_apart_answers_as_the_edit_distance_does(longest: int) -> None:
     for _ in range(150):
         code = "".join(rng.choice(alphabet) for _ in range(rng.randint(4, 12)))
         codes.extend([code, edited(code), edited(code)])
-    codes.append("7" * longest)
+    codes.append(("78" * longest)[:longest])  # one digit repeated is a placeholder
     entities = [
         _entity(f"c{k}", f"Thing {k}", "Thing", {"code": code}) for k, code in enumerate(codes)
     ]
