@@ -61,6 +61,7 @@ import asyncio
 import contextlib
 import csv
 import ctypes
+import dataclasses
 import gc
 import importlib.util
 import logging
@@ -115,6 +116,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "patstat": [None],
     "people-parts": [1000, 5000, 10000],
     "people-homes": [5000],
+    "people-forms": [5000],
     "people-us": [10000],
     "people-export": [1000, 5000],
     "people-eu": [5000],
@@ -436,6 +438,22 @@ AU_COLUMNS = (
 )  # fmt: skip
 
 
+#: The cells `pandas.read_csv` reads as missing by default (its `na_values`): a Splink
+#: user's frame holds these as nulls, and nothing else a form wrote for "empty".
+PANDAS_NA = frozenset({
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+    "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+})  # fmt: skip
+
+
+def as_pandas_reads(records: RecordSet) -> RecordSet:
+    """`records` with the cells `pandas.read_csv` reads as missing emptied."""
+    rows = [
+        {k: "" if v.strip() in PANDAS_NA else v for k, v in row.items()} for row in records.rows
+    ]
+    return dataclasses.replace(records, rows=rows)
+
+
 def splink_plan(records: RecordSet) -> SplinkPlan:
     import splink.comparison_library as cl
     from splink import SettingsCreator, block_on
@@ -453,6 +471,10 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
 
     ids = [row[records.id_column] for row in records.rows]
     kind = next(s for s in SETS if records.name == s or records.name.startswith(s + "-"))
+    if kind == "people-forms":
+        # Read as a Splink user reads a CSV (pandas' default missing values); the
+        # form's other spellings of "empty" stay values, as they would in their frame.
+        records = as_pandas_reads(records)
     if kind == "people-50k":
         # The docs' own example for this very dataset (historical_50k).
         frame = {
@@ -494,7 +516,7 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             ],
             [block_on("first_name", "surname"), block_on("dob")],
         )
-    if kind in ("people-parts", "people-homes"):
+    if kind in ("people-parts", "people-homes", "people-forms"):
         # Person with id number and address: the docs' febrl configuration.
         rows = records.rows
         frame = {

@@ -28,6 +28,12 @@ Sets (columns exactly as a user's CSV would hold them):
     it takes the first's family name, address, postcode and town (a spouse or a child:
     other given name, birth date, id number and job). Related entities that share
     everything a household shares are the test.
+``people-forms`` (same source, identities and schema as ``people-parts``): a web form's
+    export, where a field left empty is written as the form writes it, not as an empty
+    cell. Each record leaves each of six fields empty with probability 0.15, written:
+    ``natid`` "UNKNOWN" or "000000000" (the form's default), ``address_line`` "unknown",
+    ``town`` "N/A", ``pcode`` "-", ``job`` "NULL", and the birth date as the form's
+    default day 1 / month 1 / year 1900. Nothing marks these as missing but the values.
 ``people-export`` (same source and identities as ``people-parts``; ``--id-column "Record
     ID"``, no ``--name-column``): the table as a spreadsheet export would hold it, with
     headers of words and capitals: ``Full Name`` (given, middle and family name in one
@@ -555,6 +561,32 @@ def people_homes(source: list[dict[str, str]], seed: int) -> RecordSet:
             row["display_name"] = f"{row['given_name']} {row['family_name']}".strip()
         rows.append(row)
     return RecordSet("people-homes", "Person", "rec_id", "display_name", rows, parts.gold)
+
+
+#: people-forms: each field's share of records left empty, and how the form writes it.
+FORM_EMPTY_SHARE = 0.15
+FORM_MARKS = {
+    "natid": ("UNKNOWN", "000000000"),
+    "address_line": ("unknown",),
+    "town": ("N/A",),
+    "pcode": ("-",),
+    "job": ("NULL",),
+}
+
+
+def people_forms(source: list[dict[str, str]], seed: int) -> RecordSet:
+    parts = people_parts(source, seed)
+    rows = []
+    for row in parts.rows:
+        row = dict(row)
+        r = rng(seed, "forms", row["rec_id"])
+        for column, marks in FORM_MARKS.items():
+            if r.random() < FORM_EMPTY_SHARE:
+                row[column] = r.choice(marks)
+        if r.random() < FORM_EMPTY_SHARE:
+            row["birth_day"], row["birth_month"], row["birth_year"] = "1", "1", "1900"
+        rows.append(row)
+    return RecordSet("people-forms", "Person", "rec_id", "display_name", rows, parts.gold)
 
 
 def people_export(source: list[dict[str, str]], seed: int) -> RecordSet:
@@ -1743,6 +1775,7 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
         "people-parts",
         "people-us",
         "people-homes",
+        "people-forms",
         "people-export",
         "people-eu",
         "people-registry",
@@ -1770,6 +1803,8 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
             return people_registry(source, seed)
         if name == "people-homes":
             return people_homes(source, seed)
+        if name == "people-forms":
+            return people_forms(source, seed)
         if name == "people-export":
             return people_export(source, seed)
         if name == "people-au":
@@ -1805,6 +1840,7 @@ SETS = (
     "patstat",
     "people-parts",
     "people-homes",
+    "people-forms",
     "people-us",
     "people-export",
     "people-eu",

@@ -545,6 +545,38 @@ def test_households_share_what_a_home_shares_and_nothing_else() -> None:
     assert homes.sample_clusters(8, seed=3).gold.count(member) == 4
 
 
+def test_a_forms_export_writes_empty_fields_as_the_form_does() -> None:
+    """Catches a forms variant that blanks cells (a mark is what it tests), changes a
+    field it leaves filled, or hands Splink more cleaning than pandas' defaults do."""
+    source = [
+        dict(row, unique_id=f"{row['unique_id']}-{k}", cluster=f"{row['cluster']}-{k}")
+        for k in range(50)
+        for row in people_source()
+    ]
+    forms, parts = v.people_forms(source, seed=3), v.people_parts(source, seed=3)
+    assert forms.gold == parts.gold
+    marked = dict.fromkeys([*v.FORM_MARKS, "birth"], 0)
+    for row, before in zip(forms.rows, parts.rows, strict=True):
+        for column, marks in v.FORM_MARKS.items():
+            if row[column] != before[column]:
+                assert row[column] in marks
+                marked[column] += 1
+        date = (row["birth_day"], row["birth_month"], row["birth_year"])
+        if date != (before["birth_day"], before["birth_month"], before["birth_year"]):
+            assert date == ("1", "1", "1900")
+            marked["birth"] += 1
+        assert {k: row[k] for k in ("rec_id", "given_name", "family_name", "sex")} == {
+            k: before[k] for k in ("rec_id", "given_name", "family_name", "sex")
+        }
+    for count in marked.values():
+        assert abs(count / len(forms.rows) - v.FORM_EMPTY_SHARE) < 0.04
+    read = bench.as_pandas_reads(forms)
+    towns = {r["town"] for r, f in zip(read.rows, forms.rows, strict=True) if f["town"] == "N/A"}
+    assert towns == {""}
+    ids = {r["natid"] for r in read.rows} & {"UNKNOWN", "000000000"}
+    assert ids == {"UNKNOWN", "000000000"}  # not pandas' missing values: kept
+
+
 def test_articles_make_each_sentence_an_identity_with_its_own_names() -> None:
     """Catches: sentences of one document given one identity, or names of the
     whole document listed on every sentence (siblings would be too alike)."""
