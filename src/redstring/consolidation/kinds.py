@@ -581,8 +581,14 @@ def detect_fields(
         return report
     entity_kind = type_kind(entities[0].entity_type)
     counts: Counter[str] = Counter()
+    held: set[str] = set()
     for entity in entities:
         counts.update(k for k, v in entity.properties.items() if _text(v))
+        held.update(entity.properties)
+    for key in sorted(held - set(counts)):
+        # Said, not silently dropped: a column of "N/A" holds nothing to compare.
+        if any(missing_mark(entity.properties.get(key)) for entity in entities):
+            report.left_out[key] = 'every value says it is missing (as "N/A" or "unknown" do)'
     keys = [NAME_FIELD, *sorted(counts)]
     head = list(entities[:SAMPLE])
     forced = _parse_overrides(overrides or {}, set(keys))

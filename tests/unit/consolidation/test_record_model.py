@@ -506,6 +506,9 @@ def test_cells_that_say_missing_are_read_as_missing() -> None:
     assert table["given"] == [""] + ["Nan"] * (len(towns) - 1)
     assert field_text(entities[0], "town") is None
     assert field_text(entities[4], "town") == "London"
+    # A column that only ever says "missing" is reported, not silently dropped.
+    silent = [_entity(f"s{k}", "x", "Person", {"town": "Leeds", "notes": "N/A"}) for k in range(9)]
+    assert "notes" in detect_fields(silent).left_out
     spec = next(f for f in detect_fields(entities * 3).used if f.name == "town")
     [column] = build_columns(entities, [spec])
     # "N/A" against "London" is missing (0), "London" against "Paris" different (1).
