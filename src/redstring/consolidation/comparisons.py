@@ -24,6 +24,7 @@ from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler
 
 from redstring.consolidation.dates import parse_date
 from redstring.consolidation.kinds import (
+    IDENTIFYING_KINDS,
     NAME_FIELD,
     FieldKind,
     FieldSpec,
@@ -452,9 +453,7 @@ def _list_column(entities: Sequence[Entity], spec: FieldSpec) -> FieldColumn:
 
 #: Kinds whose value belongs to one identity (its id number, phone, e-mail, birth
 #: date): a value far more records hold is a form's default, not a shared fact.
-_OWN_VALUE_KINDS = frozenset(
-    {FieldKind.IDENTIFIER, FieldKind.PHONE, FieldKind.EMAIL, FieldKind.DATE}
-)
+_OWN_VALUE_KINDS = IDENTIFYING_KINDS | {FieldKind.DATE}
 #: Such a value is a default (read as missing, `_without_defaults`) when more than this
 #: share of the records hold it and more than `DEFAULT_FACTOR` times as many as the
 #: 99th percentile of the column's values: duplicates share their identity's value, so

@@ -100,6 +100,9 @@ NAME_KINDS = frozenset(
 )
 #: Kinds never used for matching.
 UNUSED_KINDS = frozenset({FieldKind.FREE_TEXT, FieldKind.IGNORE})
+#: Kinds whose equal values name one entity: a blocking rule on one may block alone
+#: even when most records sit in oversized blocks (`record_model`).
+IDENTIFYING_KINDS = frozenset({FieldKind.PHONE, FieldKind.EMAIL, FieldKind.IDENTIFIER})
 
 
 @dataclass(frozen=True)
@@ -219,16 +222,19 @@ _LONGEST_MARK = max(len(mark) for mark in MISSING_MARKS)
 
 def missing_mark(value: object) -> bool:
     """Whether `value` is one of `MISSING_MARKS` (spaces around it aside)."""
-    if type(value) is not str:
-        return False
-    text = value.strip()
+    return type(value) is str and _says_missing(value.strip())
+
+
+def _says_missing(text: str) -> bool:
+    """Whether a stripped cell is one of `MISSING_MARKS` (the length first: most cells
+    are longer than any mark)."""
     return len(text) <= _LONGEST_MARK and text.casefold() in MISSING_MARKS
 
 
 def _text(value: object) -> str | None:
     if type(value) is str:  # nearly every cell: read ~250k times at 10k records
         text = value.strip()
-        if len(text) <= _LONGEST_MARK and text.casefold() in MISSING_MARKS:
+        if _says_missing(text):
             return None
         return (whole_number(text) if "." in text else text) or None
     if isinstance(value, bool) or value is None:

@@ -46,6 +46,7 @@ from redstring.consolidation.comparisons import (
     phonetic,
 )
 from redstring.consolidation.kinds import (
+    IDENTIFYING_KINDS,
     NAME_FIELD,
     NAME_KINDS,
     FieldKind,
@@ -104,9 +105,6 @@ U_PRIOR_CLOSE = 0.01
 #: Term frequencies are read as if this many records of average frequency were added,
 #: so a value seen twice among three records is not taken as "common".
 TF_PRIOR_RECORDS = 1000.0
-#: Kinds whose equal values name one entity, so a rule on one of them may block
-#: alone even when most records sit in oversized blocks.
-IDENTIFYING_KINDS = frozenset({FieldKind.PHONE, FieldKind.EMAIL, FieldKind.IDENTIFIER})
 #: Kinds of field that related but different entities share: a household's address,
 #: postcode, town, family name and phone; an organisation's name across branches; a
 #: category. The other kinds (a birth date, an id number, a given name, an e-mail, a
