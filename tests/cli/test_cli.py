@@ -320,6 +320,35 @@ def test_consolidate_says_when_people_are_known_by_names_alone(tmp_path: Path) -
     assert f"from log-odds {bar:.1f} ({math.exp(bar):,.0f} to 1)" in printed
 
 
+def test_consolidate_reports_a_postcode_that_names_its_town(tmp_path: Path) -> None:
+    """Catches the dependence between two fields going unreported, in the JSON report
+    and on the console, where a user reads why agreeing on both counts less."""
+    rng = random.Random(3)
+    letters = "bcdfghklmnprstvwz"
+    towns = ["".join(rng.choices(letters, k=7)) for _ in range(100)]
+    rows = ["id,given_name,family_name,born,town,postcode"]
+    for k in range(1200):
+        t = rng.randrange(len(towns))
+        given, family = ("".join(rng.choices(letters + "aeiou", k=6)) for _ in range(2))
+        born = f"19{rng.randint(10, 99)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        code = f"{chr(65 + t // 10)}{chr(65 + t % 10)}{rng.randrange(2)} {rng.randrange(10)}PT"
+        rows.append(f"{k},{given},{family},{born},{towns[t]},{code}")
+        if k % 10 == 0:
+            rows.append(f"{k}b,{given[:-1]},{family},{born},{towns[t]},{code}")
+    (tmp_path / "people.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert redstring("init", "--embedder", "fake", cwd=tmp_path).returncode == 0
+    ingest = redstring(
+        "ingest", "people.csv", "--type", "Person", "--id-column", "id", cwd=tmp_path
+    )
+    assert ingest.returncode == 0, ingest.stderr
+    result = redstring("consolidate", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["dependent"] == {"Person": [["postcode", "town"]]}
+    again = redstring("consolidate", cwd=tmp_path)
+    printed = " ".join(again.stdout.split())
+    assert "postcode and town go together among strangers" in printed
+
+
 def test_search_context_prints_and_emits_passages_with_spans(workspace: Path) -> None:
     assert redstring("ingest", "notes.md", cwd=workspace).returncode == 0
     shown = redstring("search", "London", "--context", cwd=workspace)

@@ -318,6 +318,11 @@ def _print_consolidation(report: ConsolidationReport) -> None:
                 f"  {', '.join(bundle)} travel together (what a household or a firm "
                 "shares): their agreement counts once"
             )
+        for first, second in report.dependent.get(entity_type, []):
+            console.print(
+                f"  {first} and {second} go together among strangers (one names the "
+                "other): agreeing on both counts less than the sum"
+            )
         if entity_type in report.models_trained:
             console.print("  model trained on this tenant's records, logged for later runs")
         elif entity_type in report.models_reused:

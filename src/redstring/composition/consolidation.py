@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 from uuid import UUID, uuid4
 
 from redstring.consolidation.engine import resolve, resolve_incremental
@@ -83,6 +83,10 @@ class ConsolidationReport:
     #: Per record entity type: fields found to travel together (a household's street,
     #: town and phone), whose agreements count once.
     bundles: dict[str, list[list[str]]] = field(default_factory=dict)
+    #: Per record entity type: pairs of fields that strangers agree on together far
+    #: more often than apart (a postcode and its town), whose joint agreement counts
+    #: less than the sum (`record_model.Dependence`).
+    dependent: dict[str, list[list[str]]] = field(default_factory=dict)
 
 
 class Consolidator:
@@ -260,6 +264,14 @@ class Consolidator:
                 t: [[name.removeprefix("@") for name in b] for b in model.bundles]
                 for t, model in trained.items()
                 if model.bundles
+            },
+            dependent={
+                t: [
+                    [name.removeprefix("@") for name in cast("list[str]", d["fields"])]
+                    for d in model.dependent
+                ]
+                for t, model in trained.items()
+                if model.dependent
             },
         )
         unlogged = [(t, m) for t, m in sorted(plan.models.items()) if t not in plan.reused_models]
