@@ -171,6 +171,12 @@ ID_MIN_DIGITS = 6
 #: Words of a column name that say it holds ages ("age", "Alter", "edad").
 _AGE_WORDS = ("age", "alter", "edad", "leeftijd", "eta")
 #: Words of a column name that say its digit strings are phone numbers.
+#: Words of a column name that say it holds one person's national or official number
+#: (a social security, insurance, tax or passport number), however phone-like it looks.
+_NATIONAL_ID_WORDS = (
+    "id", "ssn", "sin", "nino", "tfn", "bsn", "cpf", "dni", "nif", "passport", "pesel",
+    "ahv", "svnr",
+)  # fmt: skip
 _PHONE_WORDS = ("phone", "tel", "telephone", "telefon", "mobile", "cell", "fax", "landline")
 #: Words of a column name that say it holds house numbers ("street_number", "house_no").
 _HOUSE_NUMBER_WORDS = frozenset(
@@ -478,6 +484,14 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
         values,
         lambda v: _PHONE_CHARS.match(v) is not None and 7 <= sum(c.isdigit() for c in v) <= 15,
     )
+    if (
+        phone_like >= SHAPE_SHARE
+        and _named(key, _NATIONAL_ID_WORDS)
+        and not _named(key, _PHONE_WORDS)
+    ):
+        # "394-54-3320" in a column named "ssn" is one person's number, not a line a
+        # household shares: an id, whose agreement can vouch for a renamed copy.
+        return FieldKind.IDENTIFIER, "phone-shaped numbers in a column named for ids"
     if phone_like >= SHAPE_SHARE and _share(values, lambda v: not v.isdigit(), counts) >= 0.5:
         return FieldKind.PHONE, "digits with phone separators, 7 to 15 digits"
     if phone_like >= SHAPE_SHARE and _named(key, _PHONE_WORDS):

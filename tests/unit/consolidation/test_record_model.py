@@ -269,6 +269,30 @@ def test_digit_strings_in_a_phone_column_are_phones_and_elsewhere_codes() -> Non
     assert kinds["account_no"] is FieldKind.IDENTIFIER
 
 
+def test_a_national_number_shaped_like_a_phone_is_an_identifier() -> None:
+    """Catches a social security number ("394-54-3320") read as a phone: a line a
+    household shares, not one person's own number, so it could not vouch for a
+    copy whose name was changed. A phone column of the same shape stays a phone."""
+    rng = random.Random(8)
+    entities = [
+        _entity(
+            f"s{k}",
+            "x",
+            "Person",
+            {
+                "ssn": f"{rng.randrange(100, 999)}-{rng.randrange(10, 99)}-"
+                f"{rng.randrange(1000, 9999)}",
+                "home_phone": f"{rng.randrange(200, 999)}-{rng.randrange(100, 999)}-"
+                f"{rng.randrange(1000, 9999)}",
+            },
+        )
+        for k in range(300)
+    ]
+    kinds = {f.name: f.kind for f in detect_fields(entities).used}
+    assert kinds["ssn"] is FieldKind.IDENTIFIER
+    assert kinds["home_phone"] is FieldKind.PHONE
+
+
 def test_a_table_of_columns_reads_each_column_as_alone() -> None:
     """Catches the one-pass read of several columns (`column_table`) shifting a cell
     to another row or column, or taking the name a record's key stands in for."""
