@@ -506,14 +506,24 @@ class RecordEvidence:
         return total.result(levels)
 
 
-def _logged_dependences(model: TrainedModel, names: Sequence[str]) -> list[Dependence]:
-    """A logged model's `dependent` by the index of each field in `names`."""
-    out = []
+def _logged_tables(
+    model: TrainedModel, names: Sequence[str]
+) -> tuple[
+    list[npt.NDArray[np.float64]], list[npt.NDArray[np.float64]], list[list[int]], list[Dependence]
+]:
+    """A logged model's m, u, bundles and dependences (`Tables`), fields by their
+    index in `names`."""
+    dependences = []
     for pair in model.dependent:
         first, second = cast("list[str]", pair["fields"])
         excess = np.asarray(pair["excess"], dtype=np.float64)
-        out.append(Dependence(names.index(first), names.index(second), excess))
-    return out
+        dependences.append(Dependence(names.index(first), names.index(second), excess))
+    return (
+        [np.asarray(t, dtype=np.float64) for t in model.m],
+        [np.asarray(t, dtype=np.float64) for t in model.u],
+        [[names.index(name) for name in bundle] for bundle in model.bundles],
+        dependences,
+    )
 
 
 def _names_apart(
@@ -1445,6 +1455,8 @@ def _dependences(
     own = [f for f, c in enumerate(columns) if c.spec.kind not in GROUP_KINDS]
     if len(group) < 2 or len(own) < 2 or n < 2:
         return []
+    # Uniform pairs, not u's blocks (`_random_pair_blocks`): a block pairs a few
+    # hundred records among themselves, and a cell's count must be a population's.
     rng = np.random.default_rng(seed)
     left = rng.integers(0, n, DEPENDENCE_PAIRS)
     right = rng.integers(0, n, DEPENDENCE_PAIRS)
@@ -1613,6 +1625,7 @@ def train(
     columns = build_columns(entities, report.used)
     names = [c.spec.name for c in columns]
     reused = model is not None and _fits(model, columns)
+    logged = _logged_tables(model, names) if model is not None and reused else None
     with ThreadPoolExecutor(max_workers=1) as pool:
         # u and m come from random pairs and EM, not from the blocking: estimated on
         # a second core while the rules are chosen (numpy and rapidfuzz let go of
@@ -1656,13 +1669,8 @@ def train(
             if estimating is not None:
                 m_tables, u_tables, _, bundles, _, dependences = estimating.result()
                 return m_tables, u_tables, bundles, dependences
-            assert model is not None
-            return (
-                [np.asarray(t, dtype=np.float64) for t in model.m],
-                [np.asarray(t, dtype=np.float64) for t in model.u],
-                [[names.index(name) for name in bundle] for bundle in model.bundles],
-                _logged_dependences(model, names),
-            )
+            assert logged is not None
+            return logged
 
         # Names alone cannot tell a duplicate from a namesake (`names_decide`): no
         # score there says a rule's pairs hold none, so every rule in budget is taken.
@@ -1683,13 +1691,10 @@ def train(
         empty.columns = columns
         return empty
 
-    if model is not None and reused:
-        m_tables = [np.asarray(t, dtype=np.float64) for t in model.m]
-        u_tables = [np.asarray(t, dtype=np.float64) for t in model.u]
+    if model is not None and logged is not None:
+        m_tables, u_tables, bundles, dependences = logged
         prior, rounds = model.prior, model.rounds
-        bundles = [[names.index(name) for name in bundle] for bundle in model.bundles]
         unlearnt = [names.index(name) for name in model.unlearnt]
-        dependences = _logged_dependences(model, names)
     else:
         assert estimate is not None
         m_tables, u_tables, rounds, bundles, unlearnt, dependences = estimate
