@@ -361,16 +361,36 @@ class Consolidator:
                 edges.setdefault(rel.target_id, []).append(rel)
         # An entity in `known` was live when read and no merge since touched it: it is
         # its own canonical (a live entity is never an alias), so only the others are
-        # looked up (people-50k: 49k ids, ~0.14 s of reads).
-        asked = [entity_id for entity_id in dict.fromkeys(ids) if entity_id not in known]
+        # looked up (people-50k: 49k ids, ~0.14 s of reads). One pass sorts them out:
+        # a pass per step hashed every UUID again, in Python (~0.05 s of 49k).
+        entities: dict[EntityId, Entity] = {}
+        asked: list[EntityId] = []
+        for entity_id in ids:
+            entity = known.get(entity_id)
+            if entity is None:
+                asked.append(entity_id)
+            else:
+                entities[entity_id] = entity
+        asked = list(dict.fromkeys(asked))
         found = await graph.resolve_many(asked, tenant_id) if asked else {}
-        canonical = {entity_id: found.get(entity_id, entity_id) for entity_id in ids}
-        live = list(dict.fromkeys(canonical[entity_id] for entity_id in ids))
-        entities = {c: known[c] for c in live if c in known}
-        missing = [c for c in live if c not in entities]
+        # Only the asked ids stored as aliases are kept; any other is its own canonical.
+        moved = {
+            entity_id: found[entity_id]
+            for entity_id in asked
+            if found.get(entity_id, entity_id) != entity_id
+        }
+        missing: list[EntityId] = []
+        for canonical in dict.fromkeys(moved.get(entity_id, entity_id) for entity_id in asked):
+            if canonical in entities:
+                continue
+            entity = known.get(canonical)
+            if entity is None:
+                missing.append(canonical)
+            else:
+                entities[canonical] = entity
         if missing:
             entities.update((e.id, e) for e in await graph.get_entities(missing, tenant_id))
-        return _Stored(canonical=canonical, entities=entities, edges=edges)
+        return _Stored(moved=moved, entities=entities, edges=edges)
 
     def _merge(
         self, tenant_id: TenantId, decision: MergeDecision, pending: _Unfolded, stored: _Stored
@@ -382,12 +402,14 @@ class Consolidator:
         share no entity), edges as `stored` with the unfolded merges' redirects
         applied (`pending`)."""
         involved = _involved(decision)
-        canonical = list(dict.fromkeys(stored.canonical[entity_id] for entity_id in involved))
+        canonical = dict.fromkeys(stored.moved.get(entity_id, entity_id) for entity_id in involved)
+        # By the ids' integers: the order of their strings (fixed-width hex), without
+        # formatting ~10 strings a merge.
         before = sorted(
-            (stored.entities[c] for c in canonical if c in stored.entities),
-            key=lambda entity: str(entity.id),
+            (entity for c in canonical if (entity := stored.entities.get(c)) is not None),
+            key=_by_id,
         )
-        touching = {rel.id: rel for c in canonical for rel in stored.edges.get(c, [])}
+        touching = {rel.id: rel for c in canonical for rel in stored.edges.get(c, ())}
         edges = pending.edges_of(touching, set(involved))
         merge_id = uuid4()
         event = EntitiesMerged.build(
@@ -397,7 +419,7 @@ class Consolidator:
             merged_ids=list(decision.merged_ids),
             reason=decision.reason,
             entities_before=before,
-            relationships_before=sorted(edges.values(), key=lambda r: str(r.id)),
+            relationships_before=sorted(edges.values(), key=_by_id),
             scores=decision.scores,
         )
         pending.add(involved, event)
@@ -408,12 +430,19 @@ def _involved(decision: MergeDecision) -> list[EntityId]:
     return [decision.canonical_id, *decision.merged_ids]
 
 
+def _by_id(record: Entity | Relationship) -> int:
+    """Sort key giving the order of `str(record.id)`: a UUID's string is its integer
+    in fixed-width lowercase hex, so the two orders agree."""
+    return record.id.int
+
+
 @dataclass
 class _Stored:
-    """What the store held for a batch of merges: each asked id's canonical, the
-    entities by id and the edges by endpoint."""
+    """What the store held for a batch of merges: the canonical of each asked id
+    stored as an alias (any other id is its own), the entities by id and the edges
+    by endpoint."""
 
-    canonical: Mapping[EntityId, EntityId]
+    moved: Mapping[EntityId, EntityId]
     entities: Mapping[EntityId, Entity]
     edges: Mapping[EntityId, list[Relationship]]
 
