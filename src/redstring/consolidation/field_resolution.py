@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from redstring.consolidation.kinds import missing_mark
 from redstring.domain.entity import named_by_key
 from redstring.domain.exceptions import InvalidInputError
+from redstring.domain.ids import id_order
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -36,9 +37,9 @@ if TYPE_CHECKING:
     from redstring.domain.provenance import Provenance
 
 
-def canonical_order_key(entity: Entity) -> tuple[int, float, str]:
+def canonical_order_key(entity: Entity) -> tuple[int, float, int]:
     """Sort key: smallest is the canonical member."""
-    return (-len(entity.provenance), -entity.confidence, str(entity.id))
+    return (-len(entity.provenance), -entity.confidence, id_order(entity.id))
 
 
 def is_record(entity: Entity) -> bool:

@@ -58,3 +58,11 @@ def derived_relationship_id(
     return RelationshipId(
         uuid5(_NAMESPACE, f"rel:{tenant_id}:{source_id}:{relationship_type}:{target_id}")
     )
+
+
+def id_order(value: UUID) -> int:
+    """Sort key of an id in the order of its text (`str`), without making the text:
+    a UUID's text is its 128-bit number in fixed-width lower-case hex, hyphens at fixed
+    places, so the two orders agree. Consolidating people-50k turned ~0.5M ids into
+    text only to sort them (~0.2 s)."""
+    return value.int
