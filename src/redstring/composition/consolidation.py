@@ -28,6 +28,7 @@ from redstring.consolidation.engine import resolve, resolve_incremental
 from redstring.consolidation.heap import kept_to_the_end, run_heap
 from redstring.consolidation.record_model import TrainedModel
 from redstring.domain.exceptions import ConcurrencyError, NotFoundError
+from redstring.domain.ids import id_order
 from redstring.events.base import decode
 from redstring.events.merge import EntitiesMerged, MergeUndone
 from redstring.events.resolution import ResolutionModelTrained
@@ -403,8 +404,6 @@ class Consolidator:
         applied (`pending`)."""
         involved = _involved(decision)
         canonical = dict.fromkeys(stored.moved.get(entity_id, entity_id) for entity_id in involved)
-        # By the ids' integers: the order of their strings (fixed-width hex), without
-        # formatting ~10 strings a merge.
         before = sorted(
             (entity for c in canonical if (entity := stored.entities.get(c)) is not None),
             key=_by_id,
@@ -431,9 +430,8 @@ def _involved(decision: MergeDecision) -> list[EntityId]:
 
 
 def _by_id(record: Entity | Relationship) -> int:
-    """Sort key giving the order of `str(record.id)`: a UUID's string is its integer
-    in fixed-width lowercase hex, so the two orders agree."""
-    return record.id.int
+    """Sort key giving the order of `str(record.id)` (`id_order`)."""
+    return id_order(record.id)
 
 
 @dataclass
