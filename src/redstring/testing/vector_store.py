@@ -185,6 +185,19 @@ class VectorStoreCompliance(TwoTenants):
         await store.delete([gone.entity_id], tenant)
         assert [m.entity_id for m in await store.search(unit(0), tenant)] == [kept.entity_id]
 
+    async def test_delete_in_a_tenant_without_vectors_leaves_another_tenants(
+        self, store: VectorStore, tenant: TenantId, other: TenantId
+    ) -> None:
+        """A tenant holding no vector has nothing to delete (an adapter may skip the
+        lookup), even of ids another tenant holds; that tenant's vectors stay."""
+        theirs = record(unit(0))
+        await store.upsert([theirs], other)
+        await store.delete([theirs.entity_id], tenant)
+        assert await store.count(tenant) == 0
+        assert [m.entity_id for m in await store.search(unit(0), other)] == [theirs.entity_id]
+        await store.delete([theirs.entity_id], other)
+        assert await store.count(other) == 0
+
     async def test_missing_names_the_ids_without_a_vector_in_this_tenant_only(
         self, store: VectorStore, tenant: TenantId, other: TenantId
     ) -> None:
