@@ -1124,17 +1124,19 @@ def test_an_identifier_links_entities_too_large_for_an_ordinary_block() -> None:
 
 def test_the_pair_budget_counts_distinct_pairs_not_each_rules_load() -> None:
     """Catches a budget that charges a rule for pairs earlier rules already made: two
-    year columns group 600 records almost alike (each rule ~30 pairs a record, both
-    together ~31 distinct), so both fit the 40-a-record budget only if overlap is
-    not paid twice."""
+    year columns group the records almost alike (each rule ~3/4 of the budget a
+    record, both together a little more than one), so both fit the budget only if
+    overlap is not paid twice."""
     from redstring.consolidation.comparisons import build_columns
     from redstring.consolidation.kinds import FieldSpec
     from redstring.consolidation.record_model import PAIRS_PER_ENTITY, _choose_rules
 
+    size = int(1.5 * PAIRS_PER_ENTITY) + 1  # (size - 1) / 2 pairs a record per rule
+    count = 10 * size
     entities = []
-    for row in range(600):
-        group = row // 60
-        moved = group - 1 if row % 60 == 0 and group else group
+    for row in range(count):
+        group = row // size
+        moved = group - 1 if row % size == 0 and group else group
         entities.append(
             _entity(f"y{row}", f"r{row}", "Thing", {"built": 1800 + group, "listed": 1900 + moved})
         )
@@ -1144,8 +1146,39 @@ def test_the_pair_budget_counts_distinct_pairs_not_each_rules_load() -> None:
     ]
     rules, pairs = _choose_rules(build_columns(entities, specs), len(entities))
     assert [r.label for r in rules] == ["built", "listed"]
-    assert len(pairs) == len({tuple(p) for p in pairs.tolist()}) <= PAIRS_PER_ENTITY * 600
-    assert len(pairs) > 600 * 59 // 2
+    assert len(pairs) == len({tuple(p) for p in pairs.tolist()}) <= PAIRS_PER_ENTITY * count
+    assert len(pairs) > count * (size - 1) // 2
+
+
+def test_a_fields_further_key_is_weighed_after_every_fields_first() -> None:
+    """Catches rules weighed by pair load alone: the birth year (a further key of the
+    birth date, already taken) pairs fewer records than the build year, but its new
+    pairs are those whose birth dates differ; the build year brings a field of its
+    own, and only one of the two fits the budget."""
+    from redstring.consolidation.comparisons import build_columns
+    from redstring.consolidation.kinds import FieldSpec
+    from redstring.consolidation.record_model import PAIRS_PER_ENTITY, _choose_rules
+
+    count = 600
+    entities = [
+        _entity(
+            f"d{row}",
+            f"r{row}",
+            "Thing",
+            # Birth dates in twos, birth years in forties, build years in fifties.
+            {"born": f"{1900 + row // 40}-01-{1 + row % 40 // 2:02d}", "built": 1800 + row % 12},
+        )
+        for row in range(count)
+    ]
+    specs = [
+        FieldSpec(name="born", kind=FieldKind.DATE, sources=("born",), reason="test"),
+        FieldSpec(name="built", kind=FieldKind.YEAR, sources=("built",), reason="test"),
+    ]
+    year_pairs, built_pairs = 15 * 40 * 39 // 2, 12 * 50 * 49 // 2
+    assert year_pairs < built_pairs  # by load alone the birth year came first
+    assert year_pairs + built_pairs > PAIRS_PER_ENTITY * count  # and only one fits
+    rules, _ = _choose_rules(build_columns(entities, specs), count)
+    assert [r.label for r in rules] == ["born", "built"]
 
 
 def test_a_keying_found_over_the_budget_is_not_built_again(
@@ -1183,8 +1216,9 @@ def test_a_keying_found_over_the_budget_is_not_built_again(
     monkeypatch.setattr(record_model, "_block_ends", counted)
     rules, _ = record_model._choose_rules(build_columns(entities, specs), len(entities))
     assert [r.label for r in rules] == ["built"]
-    # "built" once, "listed" probed (every third record) and built: nothing more.
-    assert built == [600, 200, 600]
+    # "built" once, "listed" probed (every third record; its pairs among those are
+    # already over what "built" left): nothing more.
+    assert built == [600, 200]
 
 
 def test_an_oversized_block_pairs_each_member_with_its_next_neighbours_by_name() -> None:
