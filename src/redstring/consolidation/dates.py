@@ -10,6 +10,7 @@ day/month swap as its own level, so reading them the other way round loses nothi
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from redstring.domain.normalization import without_accents
 
@@ -75,6 +76,9 @@ _ISO = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[t ].*)?$")
 #: 19yy: its century is unknown, and two dates of one column compare by their digits.
 _DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4}|\d{2})(?:[t ]\d{1,2}:\d{2}.*)?$")
 _COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
+#: Year, month and day marked by their own characters, as Chinese and Japanese (年 月
+#: 日) and Korean (년 월 일) write a date: "1985年3月7日", "1985년 3월 7일", "1985年3月".
+_MARKED = re.compile(r"^(\d{4})\s*[年년]\s*(\d{1,2})\s*[月월]\s*(?:(\d{1,2})\s*[日일]?)?$")
 _WORDS = re.compile(r"[^\W\d_]+|\d+")
 _MIN_YEAR, _MAX_YEAR = 1000, 2200
 
@@ -110,6 +114,10 @@ def parse_date(text: str, *, lenient: bool = False) -> int | None:
     value = text.strip().lower()
     if not value or len(value) > 40:
         return None
+    if not value.isascii():
+        # Full-width digits and separators ("１９８５－０３－０７", as East Asian input
+        # methods type them) are the ASCII ones.
+        value = unicodedata.normalize("NFKC", value)
     check = _digits if lenient else _valid
     if m := _ISO.match(value):
         return check(int(m[1]), int(m[2]), int(m[3]))
@@ -122,6 +130,8 @@ def parse_date(text: str, *, lenient: bool = False) -> int | None:
         return check(year, second, first)
     if m := _COMPACT.match(value):
         return check(int(m[1]), int(m[2]), int(m[3]))
+    if m := _MARKED.match(value):
+        return check(int(m[1]), int(m[2]), int(m[3] or 0))
     words = _WORDS.findall(without_accents(value))
     months = [RECORD_MONTHS[w] for w in words if w in RECORD_MONTHS]
     numbers = [int(w) for w in words if w.isdigit()]

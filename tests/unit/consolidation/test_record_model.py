@@ -864,6 +864,22 @@ def test_dates_in_common_formats_normalise_alike() -> None:
     assert parse_date("2020-13-01") is None
 
 
+def test_dates_written_as_east_asian_records_write_them_are_read() -> None:
+    """Catches a parser that reads only Latin-script dates: a Chinese register's
+    "1901年3月4日" (Japanese alike, Korean "1901년 3월 4일") and full-width digits
+    as East Asian input methods type them were no date, and the column was left out."""
+    forms = [
+        "1901年3月4日",
+        "1901年03月04日",
+        "1901 年 3 月 4 日",
+        "1901년 3월 4일",
+        "１９０１－０３－０４",
+    ]
+    assert {parse_date(f) for f in forms} == {19010304}
+    assert parse_date("1901年3月") == 19010300
+    assert parse_date("1901年13月4日") is None
+
+
 def test_written_dates_are_read_in_the_languages_records_come_in() -> None:
     """Catches a date column written out in its user's language ("4 mars 1901",
     "4. März 1901") left out as no date: every birth date of a French or German
