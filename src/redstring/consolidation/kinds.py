@@ -138,6 +138,9 @@ _PHONE_CHARS = re.compile(r"^[\d\s+().\-/]+$")
 _CODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-/.]*$")
 _POSTCODE = re.compile(r"^[A-Za-z0-9]{2,5}(?:[ \-][A-Za-z0-9]{2,4})?$")
 _INTEGER = re.compile(r"^[+-]?\d+$")
+#: A run of `ID_MIN_DIGITS` or more digits with at most a check letter after it
+#: ("11010119491001007X", "12345678Z"): a code's shape, which `_AMOUNT` also fits.
+_BARE_CODE = re.compile(r"^\d{6,}[A-Za-z]?$")
 #: An amount: a price, a weight, a measure ("129.99", "1,299.00", "$45", "12.5 kg").
 _AMOUNT = re.compile(r"^[$€£¥]?\s?[+-]?\d{1,3}(?:[,\s]?\d{3})*(?:[.,]\d+)?\s?[a-zA-Z$€£%]{0,3}$")
 
@@ -469,11 +472,25 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
     span = _int_range(values)
     if (
         span is None
-        and _share(values, lambda v: _AMOUNT.match(v) is not None, counts) >= SHAPE_SHARE
+        and _share(
+            values,
+            lambda v: _AMOUNT.match(v) is not None and _BARE_CODE.match(v) is None,
+            counts,
+        )
+        >= SHAPE_SHARE
     ):
         # Two listings of one thing differ in price by a few percent; no level here
         # compares numbers by how far apart they are.
         return FieldKind.IGNORE, "amounts with decimals (prices, measures)"
+    if (
+        span is None
+        and distinct > 12
+        and (_named(key, _ID_WORDS) or _named(key, _NATIONAL_ID_WORDS))
+        and _share(values, _BARE_CODE.match, counts) >= SHAPE_SHARE
+    ):
+        # A national id ending in a check character ("11010119491001007X", a Spanish
+        # DNI's "12345678Z"): integers but for the letter, each holder's own.
+        return FieldKind.IDENTIFIER, "long codes, a check letter at most, in a column named for ids"
     if span is not None and span[0] >= 0 and span[1] <= 130 and _named(key, _AGE_WORDS):
         # Snapshots of a roll age a voter two years apart; a father and his son of
         # one name are a generation apart: years apart tell them, a category cannot.

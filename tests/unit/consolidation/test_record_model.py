@@ -293,6 +293,25 @@ def test_a_national_number_shaped_like_a_phone_is_an_identifier() -> None:
     assert kinds["home_phone"] is FieldKind.PHONE
 
 
+def test_an_id_ending_in_a_check_letter_is_an_identifier_not_an_amount() -> None:
+    """Catches a Chinese resident id ("11010119491001007X") or a Spanish DNI
+    ("12345678Z") read as an amount with a unit and left out: a run of digits fits the
+    amount's shape too, and the check letter kept the column from being integers.
+    Each holder's copies repeat it, so it is no mostly-distinct code either."""
+    rng = random.Random(4)
+    entities = []
+    for holder in range(150):
+        body = "".join(str(rng.randrange(10)) for _ in range(17))
+        resident = body + rng.choice("0123456789X")
+        dni = f"{rng.randrange(10**7, 10**8)}{rng.choice('TRWAGMYFPDXBNJZSQVHLCKE')}"
+        for copy in range(4):
+            props = {"resident_id": resident, "dni": dni}
+            entities.append(_entity(f"h{holder}-{copy}", "x", "Person", props))
+    kinds = {f.name: f.kind for f in detect_fields(entities).used}
+    assert kinds["resident_id"] is FieldKind.IDENTIFIER
+    assert kinds["dni"] is FieldKind.IDENTIFIER
+
+
 def test_a_table_of_columns_reads_each_column_as_alone() -> None:
     """Catches the one-pass read of several columns (`column_table`) shifting a cell
     to another row or column, or taking the name a record's key stands in for."""
