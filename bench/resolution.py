@@ -118,6 +118,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-homes": [5000],
     "people-forms": [5000],
     "people-us": [10000],
+    "people-cn": [10000],
     "people-export": [1000, 5000],
     "people-eu": [5000],
     "people-registry": [5000],
@@ -690,6 +691,52 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             [block_on("ssn"), block_on("given_name", "family_name", "dob")],
             [block_on("given_name", "family_name"), block_on("dob")],
         )
+    if kind == "people-cn":
+        # A Splink user splits the first word off as the family name (Chinese order;
+        # the tenth written given-name first goes wrong, as it would for them), joins
+        # the given name's syllables, and brings the three date layouts to ISO and
+        # the sex's two scripts to one (done here, to its favour).
+        given, family = [], []
+        for row in records.rows:
+            words = row["name"].replace("-", "").split()
+            family.append(_clean(words[0].title()) if words else None)
+            given.append(_clean("".join(words[1:]).lower()) if len(words) > 1 else None)
+        frame = {
+            "unique_id": ids,
+            "given_name": given,
+            "family_name": family,
+            "dob": _column(records, "birth_date", _cn_iso),
+            "resident_id": _column(records, "resident_id"),
+            "mobile": _column(records, "mobile", _cn_mobile),
+            "city": _column(records, "city", lambda text: _clean(text.title())),
+            "sex": _column(
+                records, "sex", lambda text: _clean({"男": "M", "女": "F"}.get(text, text))
+            ),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [
+                    block_on("given_name", "family_name"),
+                    block_on("family_name", "dob"),
+                    block_on("given_name", "dob"),
+                    block_on("resident_id"),
+                    block_on("mobile"),
+                    block_on("dob", "city"),
+                ],
+                [
+                    cl.NameComparison("given_name").configure(term_frequency_adjustments=True),
+                    cl.NameComparison("family_name").configure(term_frequency_adjustments=True),
+                    cl.DateOfBirthComparison("dob", input_is_string=True),
+                    cl.DamerauLevenshteinAtThresholds("resident_id", [1, 2]),
+                    cl.LevenshteinAtThresholds("mobile", [1, 2]),
+                    cl.ExactMatch("city").configure(term_frequency_adjustments=True),
+                    cl.ExactMatch("sex"),
+                ],
+            ),
+            [block_on("resident_id"), block_on("given_name", "family_name", "dob")],
+            [block_on("given_name", "family_name"), block_on("dob")],
+        )
     if kind == "people-eu":
         # "FAMILY Given": a Splink user splits the capitals off as the family name and
         # parses the German date (done here, to its favour), then compares as the docs
@@ -1038,6 +1085,19 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
 
 def _org_name(value: str) -> str | None:
     return _clean(re.sub(r"[^\w\s]", " ", value).replace("  ", " "))
+
+
+def _cn_iso(text: str) -> str | None:
+    """people-cn's three date layouts ("1985-03-07", "1985年3月7日", "1985/03/07") as
+    ISO, as a Splink user would bring them to one before comparing."""
+    match = re.fullmatch(r"(\d{4})[-/年](\d{1,2})[-/月](\d{1,2})日?", text.strip())
+    return _iso(match[3], match[2], match[1]) if match else None
+
+
+def _cn_mobile(text: str) -> str | None:
+    """A Chinese mobile's eleven digits, the country code (86) dropped."""
+    digits = _digits(text)
+    return digits[2:] if digits and len(digits) == 13 and digits.startswith("86") else digits
 
 
 def _national_digits(value: str) -> str | None:

@@ -44,6 +44,19 @@ Sets (columns exactly as a user's CSV would hold them):
     ``person_key``; ``name`` as "Family, Given Middle"; ``birth_date`` as
     MM/DD/YYYY; ``ssn`` (a US-social-security-like number per identity);
     ``phone`` (US formats); ``city``; ``gender``; ``job_title``.
+``people-cn`` (same source's identities and copies; ``--id-column record_no
+    --name-column name``): a Chinese register in pinyin, names nobody tuned for.
+    ``record_no``; ``name``: a family name drawn by how many people hold it (the first
+    five a third of all: namesakes are many) and a given name of one or two syllables,
+    written "Wang Xiaoming" (50%), "WANG Xiaoming" (15%), given name first (10%),
+    syllables apart "Wang Xiao Ming" (10%), hyphenated "Wang Xiao-ming" (5%) or with
+    a typo (10%); ``birth_date`` (the source copy's date, so its corruption) as
+    YYYY-MM-DD (50%), "1985年3月7日" (30%) or YYYY/MM/DD; ``resident_id``, 18
+    characters as China's resident ids are made (the city's region code, the
+    identity's usual birth date, a sequence, an ISO 7064 check character), 30% of
+    copies without it and the rest keyed with the codes' typos; ``mobile`` (one per
+    identity, three layouts, 20% missing, 5% with a digit wrong); ``city`` (one of 24
+    per identity, 10% missing, 10% in capitals); ``sex`` as 男/女 or M/F.
 ``people-eu`` (same source; ``--id-column Kennung --name-column Name``): a German
     contact export, headers in German: ``Kennung``; ``Name`` as "FAMILY Given Middle"
     (the family name first, in capitals, as an identity card prints it);
@@ -156,7 +169,7 @@ import math
 import os
 import random
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -955,6 +968,137 @@ def people_us(source: list[dict[str, str]], seed: int) -> RecordSet:
         )
         gold.append(identity)
     return RecordSet("people-us", "Person", "person_key", "name", rows, gold)
+
+
+#: Common Chinese family names in pinyin, roughly by how many people hold them (the
+#: first five hold about a third of the population): most namesakes here share one.
+CN_FAMILY_NAMES = (
+    ("Wang", 71), ("Li", 70), ("Zhang", 64), ("Liu", 53), ("Chen", 45), ("Yang", 31),
+    ("Huang", 22), ("Zhao", 22), ("Wu", 20), ("Zhou", 19), ("Xu", 15), ("Sun", 15),
+    ("Ma", 13), ("Zhu", 12), ("Hu", 12), ("Guo", 11), ("He", 10), ("Gao", 10),
+    ("Lin", 10), ("Luo", 9), ("Zheng", 9), ("Liang", 8), ("Xie", 7), ("Song", 6),
+    ("Tang", 6), ("Han", 5), ("Feng", 5), ("Deng", 5), ("Cao", 5), ("Peng", 5),
+    ("Zeng", 4), ("Xiao", 4), ("Tian", 4), ("Dong", 4), ("Pan", 4), ("Yuan", 4),
+    ("Cai", 3), ("Jiang", 3), ("Yu", 3), ("Du", 3), ("Ye", 3), ("Cheng", 3),
+    ("Wei", 3), ("Su", 3), ("Lu", 3), ("Ding", 3), ("Ren", 3), ("Shen", 2),
+    ("Yao", 2), ("Ouyang", 1), ("Sima", 1), ("Zhuge", 1),
+)  # fmt: skip
+#: Syllables given names are made of (one or two of them).
+CN_SYLLABLES = (
+    "an", "bao", "bin", "bo", "chang", "chao", "chen", "cheng", "chun", "dan", "dong",
+    "fang", "fei", "feng", "gang", "guo", "hai", "hao", "hong", "hua", "hui", "jia",
+    "jian", "jie", "jin", "jing", "jun", "kai", "lan", "lei", "li", "lian", "lin", "ling",
+    "long", "mei", "min", "ming", "na", "ning", "peng", "ping", "qiang", "qing", "rong",
+    "rui", "shan", "sheng", "shu", "tao", "ting", "wei", "wen", "xia", "xiang", "xiao",
+    "xin", "xiu", "xue", "yan", "yang", "yi", "ying", "yong", "yu", "yuan", "yun", "zhen",
+    "zhi", "zhong",
+)  # fmt: skip
+#: Cities, with the first digits of the resident id numbers issued there.
+CN_CITIES = (
+    ("Beijing", "110101"), ("Shanghai", "310101"), ("Guangzhou", "440103"),
+    ("Shenzhen", "440303"), ("Chengdu", "510104"), ("Wuhan", "420102"),
+    ("Hangzhou", "330102"), ("Nanjing", "320102"), ("Xi'an", "610102"),
+    ("Chongqing", "500101"), ("Tianjin", "120101"), ("Suzhou", "320505"),
+    ("Changsha", "430102"), ("Zhengzhou", "410102"), ("Shenyang", "210102"),
+    ("Qingdao", "370202"), ("Dalian", "210202"), ("Xiamen", "350203"),
+    ("Kunming", "530102"), ("Harbin", "230102"), ("Jinan", "370102"),
+    ("Fuzhou", "350102"), ("Hefei", "340102"), ("Nanning", "450102"),
+)  # fmt: skip
+_CN_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+
+
+def cn_resident_id(region: str, birth: str, sequence: int) -> str:
+    """An 18-character resident id: region, birth date, sequence, ISO 7064 check."""
+    body = f"{region}{birth}{sequence:03d}"
+    total = sum(int(c) * w for c, w in zip(body, _CN_ID_WEIGHTS, strict=True))
+    return body + "10X98765432"[total % 11]
+
+
+def _cn_name(family: str, given: list[str], r: random.Random) -> str:
+    """One copy's name as a register, a form or a Western-ordered export writes it."""
+    joined = "".join(given).capitalize()
+    roll = r.random()
+    if roll < 0.50:
+        return f"{family} {joined}"
+    if roll < 0.65:
+        return f"{family.upper()} {joined}"
+    if roll < 0.75:
+        return f"{joined} {family}"  # given name first
+    if roll < 0.85:
+        return " ".join([family, *(s.capitalize() for s in given)])  # syllables apart
+    if roll < 0.90 and len(given) == 2:
+        return f"{family} {given[0].capitalize()}-{given[1]}"
+    return typo(f"{family} {joined}", r)
+
+
+def people_cn(source: list[dict[str, str]], seed: int) -> RecordSet:
+    """people-parts' identities with Chinese names, dates, ids, phones and cities (see
+    the module docstring)."""
+    families = [f for f, _ in CN_FAMILY_NAMES]
+    weights = [w for _, w in CN_FAMILY_NAMES]
+    births: dict[str, Counter[str]] = {}
+    for row in source:
+        if split_date(row["dob"]):
+            births.setdefault(row["cluster"], Counter())[row["dob"]] += 1
+    rows, gold = [], []
+    for number, row in enumerate(source):
+        identity, r = row["cluster"], rng(seed, "cn", row["unique_id"])
+        facts = rng(seed, "cn-identity", identity)
+        family = facts.choices(families, weights)[0]
+        given = facts.sample(CN_SYLLABLES, 2 if facts.random() < 0.7 else 1)
+        city, region = facts.choice(CN_CITIES)
+        mobile = (
+            "1" + str(facts.randint(3, 9)) + "".join(str(facts.randint(0, 9)) for _ in range(9))
+        )
+        usual = births.get(identity, Counter()).most_common(1)
+        born = split_date(usual[0][0]) if usual else None
+        resident = cn_resident_id(
+            region,
+            f"{born[2]:04d}{born[1]:02d}{born[0]:02d}" if born else "19000101",
+            facts.randint(0, 999),
+        )
+        date = split_date(row["dob"])
+        written = ""
+        if date:
+            day, month, year = date
+            layout = r.random()
+            written = (
+                f"{year:04d}-{month:02d}-{day:02d}"
+                if layout < 0.5
+                else f"{year}年{month}月{day}日"
+                if layout < 0.8
+                else f"{year}/{month:02d}/{day:02d}"
+            )
+        phone = ""
+        if r.random() < 0.8:
+            digits = replace_digit(mobile, r) if r.random() < 0.05 else mobile
+            style = r.random()
+            phone = (
+                digits
+                if style < 0.4
+                else f"{digits[:3]} {digits[3:7]} {digits[7:]}"
+                if style < 0.8
+                else f"+86 {digits[:3]}-{digits[3:7]}-{digits[7:]}"
+            )
+        rows.append(
+            {
+                "record_no": f"cn{number:06d}",
+                "name": _cn_name(family, given, r),
+                "birth_date": written,
+                "resident_id": (code_noise(resident, r) if r.random() < 0.7 else ""),
+                "mobile": phone,
+                "city": "" if r.random() < 0.1 else (city.upper() if r.random() < 0.1 else city),
+                "sex": (
+                    ""
+                    if row["gender"] not in ("male", "female")
+                    else ("男" if row["gender"] == "male" else "女")
+                    if r.random() < 0.5
+                    else row["gender"][0].upper()
+                ),
+            }
+        )
+        gold.append(identity)
+    return RecordSet("people-cn", "Person", "record_no", "name", rows, gold)
 
 
 def listing_name(raw: str, r: random.Random) -> str:
@@ -1774,6 +1918,7 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
         "people-50k",
         "people-parts",
         "people-us",
+        "people-cn",
         "people-homes",
         "people-forms",
         "people-export",
@@ -1799,6 +1944,8 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
             return people_names(source)
         if name == "people-eu":
             return people_eu(source, seed)
+        if name == "people-cn":
+            return people_cn(source, seed)
         if name == "people-registry":
             return people_registry(source, seed)
         if name == "people-homes":
@@ -1842,6 +1989,7 @@ SETS = (
     "people-homes",
     "people-forms",
     "people-us",
+    "people-cn",
     "people-export",
     "people-eu",
     "people-registry",

@@ -184,6 +184,44 @@ def test_german_export_writes_names_family_first_dates_dotted_and_one_email_per_
     assert 0 < sum(o not in ("", "ada.lovelace7@web.de") for o in outcomes) < 40
 
 
+def test_chinese_register_writes_one_pinyin_name_id_and_mobile_per_identity() -> None:
+    """Catches a name, resident id or mobile drawn per record (no signal), a resident id
+    whose birth date or check character is not the identity's, or a layout the set
+    does not document."""
+    cn = v.people_cn(people_source(), seed=5)
+    assert list(cn.rows[0]) == [
+        "record_no", "name", "birth_date", "resident_id", "mobile", "city", "sex",
+    ]  # fmt: skip
+    assert cn.gold == [r["cluster"] for r in people_source()]
+    families = {f for f, _ in v.CN_FAMILY_NAMES}
+    born = {r["cluster"]: r["dob"].replace("-", "") for r in people_source()}
+    weights = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+
+    def check_character(body: str) -> str:
+        return "10X98765432"[sum(int(c) * w for c, w in zip(body, weights, strict=True)) % 11]
+
+    for q, rows in members_of(cn).items():
+        # Every copy's words hold one family name of the pool.
+        words = [re.split(r"[ -]", row["name"].lower()) for row in rows]
+        assert all(any(w.capitalize() in families for w in ws) for ws in words), words
+        # The identity's id (its birth date inside, its check character right) is the
+        # one most copies hold; a typo's copy is one or two digits off it.
+        held = [row["resident_id"] for row in rows if row["resident_id"]]
+        usual = max(set(held), key=held.count)
+        assert usual[6:14] == born[q]
+        assert usual[17] == check_character(usual[:17])
+        assert all(sum(a != b for a, b in zip(i, usual, strict=True)) <= 2 for i in held)
+        mobiles = {re.sub(r"\D", "", row["mobile"])[-11:] for row in rows if row["mobile"]}
+        assert len(mobiles) <= 2  # one number, now and then a digit wrong
+    dates = [row["birth_date"] for row in cn.rows if row["birth_date"]]
+    assert all(
+        re.fullmatch(r"\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}日|\d{4}/\d{2}/\d{2}", d)
+        for d in dates
+    )
+    assert {row["sex"] for row in cn.rows} <= {"男", "女", "M", "F", ""}
+    assert v.cn_resident_id("110101", "19491001", 7)[17] == check_character("11010119491001007")
+
+
 def test_registry_writes_lone_name_parts_in_the_other_cell_and_compact_dates() -> None:
     """Catches a registry whose lone name parts stay in their own cell (the error it
     documents would not be there) or whose dates are not YYYYMMDD."""
