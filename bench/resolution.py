@@ -119,6 +119,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-forms": [5000],
     "people-us": [10000],
     "people-cn": [10000],
+    "people-es": [10000],
     "people-export": [1000, 5000],
     "people-eu": [5000],
     "people-registry": [5000],
@@ -737,6 +738,48 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             [block_on("resident_id"), block_on("given_name", "family_name", "dob")],
             [block_on("given_name", "family_name"), block_on("dob")],
         )
+    if kind == "people-es":
+        # The columns as they come (a given name, two surnames), compared as the docs
+        # compare names, dates and phones; the written-out dates brought to ISO and
+        # the phone's country code dropped (done here, to its favour).
+        frame = {
+            "unique_id": ids,
+            "given_name": _column(records, "nombre"),
+            "first_surname": _column(records, "apellido1"),
+            "second_surname": _column(records, "apellido2"),
+            "dob": _column(records, "fecha_nacimiento", _es_iso),
+            "dni": _column(records, "dni", _code),
+            "phone": _column(records, "telefono", _es_phone),
+            "municipality": _column(records, "municipio"),
+            "province": _column(records, "provincia"),
+            "sex": _column(records, "sexo"),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [
+                    block_on("given_name", "first_surname"),
+                    block_on("first_surname", "dob"),
+                    block_on("given_name", "dob"),
+                    block_on("dni"),
+                    block_on("phone"),
+                    block_on("dob", "municipality"),
+                ],
+                [
+                    cl.NameComparison("given_name").configure(term_frequency_adjustments=True),
+                    cl.NameComparison("first_surname").configure(term_frequency_adjustments=True),
+                    cl.NameComparison("second_surname").configure(term_frequency_adjustments=True),
+                    cl.DateOfBirthComparison("dob", input_is_string=True),
+                    cl.DamerauLevenshteinAtThresholds("dni", [1, 2]),
+                    cl.LevenshteinAtThresholds("phone", [1, 2]),
+                    cl.ExactMatch("municipality").configure(term_frequency_adjustments=True),
+                    cl.ExactMatch("province"),
+                    cl.ExactMatch("sex"),
+                ],
+            ),
+            [block_on("dni"), block_on("given_name", "first_surname", "dob")],
+            [block_on("given_name", "first_surname"), block_on("dob")],
+        )
     if kind == "people-eu":
         # "FAMILY Given": a Splink user splits the capitals off as the family name and
         # parses the German date (done here, to its favour), then compares as the docs
@@ -1098,6 +1141,25 @@ def _cn_mobile(text: str) -> str | None:
     """A Chinese mobile's eleven digits, the country code (86) dropped."""
     digits = _digits(text)
     return digits[2:] if digits and len(digits) == 13 and digits.startswith("86") else digits
+
+
+def _es_iso(text: str) -> str | None:
+    """people-es's dates ("7 de marzo de 1985", "07/03/1985") as ISO."""
+    text = text.strip().lower()
+    if match := re.fullmatch(r"(\d{1,2})/(\d{1,2})/(\d{4})", text):
+        return _iso(match[1], match[2], match[3])
+    if match := re.fullmatch(r"(\d{1,2}) de ([a-z]+) de (\d{4})", text):
+        months = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
+                  "septiembre", "octubre", "noviembre", "diciembre")  # fmt: skip
+        if match[2] in months:
+            return _iso(match[1], str(months.index(match[2]) + 1), match[3])
+    return None
+
+
+def _es_phone(text: str) -> str | None:
+    """A Spanish phone's nine digits, the country code (34) dropped."""
+    digits = _digits(text)
+    return digits[2:] if digits and len(digits) == 11 and digits.startswith("34") else digits
 
 
 def _national_digits(value: str) -> str | None:

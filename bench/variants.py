@@ -44,6 +44,18 @@ Sets (columns exactly as a user's CSV would hold them):
     ``person_key``; ``name`` as "Family, Given Middle"; ``birth_date`` as
     MM/DD/YYYY; ``ssn`` (a US-social-security-like number per identity);
     ``phone`` (US formats); ``city``; ``gender``; ``job_title``.
+``people-es`` (same source's identities and copies; ``--id-column id_registro``, no
+    name column: ingest joins ``nombre``, ``apellido1`` and ``apellido2``): a Spanish
+    register. Given names (compound ones as "José Luis") and two surnames drawn by how
+    many people hold them (García about 3%); a copy shortens a compound given name to
+    its first word (15%), writes both surnames in ``apellido1`` joined by a hyphen or a
+    space (10%) or leaves ``apellido2`` empty (15% of the rest), drops every accent
+    (30%: "Martinez", "Maria"), writes in capitals (10%) or mistypes a name (5%);
+    ``fecha_nacimiento`` (the source copy's date) as "7 de marzo de 1985" (40%) or
+    DD/MM/YYYY; ``dni`` (eight digits and their letter, with the codes' typos and 10%
+    missing); ``telefono`` (one per identity, three layouts, 20% missing);
+    ``municipio`` (10% missing) and ``provincia`` (20% missing); ``sexo`` as H/M
+    (hombre / mujer: "M" is a woman here).
 ``people-cn`` (same source's identities and copies; ``--id-column record_no
     --name-column name``): a Chinese register in pinyin, names nobody tuned for.
     ``record_no``; ``name``: a family name drawn by how many people hold it (the first
@@ -169,6 +181,7 @@ import math
 import os
 import random
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -1101,6 +1114,140 @@ def people_cn(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("people-cn", "Person", "record_no", "name", rows, gold)
 
 
+#: Spanish given names, men's and women's, roughly by how many people hold them;
+#: compound ones are one name ("José Luis"), which a copy may shorten to its first word.
+ES_GIVEN_NAMES = {
+    "male": (
+        ("Antonio", 30), ("José", 28), ("Manuel", 26), ("Francisco", 22), ("David", 18),
+        ("Juan", 18), ("Javier", 16), ("José Luis", 15), ("Daniel", 14), ("Carlos", 14),
+        ("Jesús", 12), ("Alejandro", 12), ("Miguel", 11), ("José Antonio", 11),
+        ("Rafael", 10), ("Pedro", 9), ("Ángel", 9), ("Pablo", 9), ("Juan Carlos", 8),
+        ("Fernando", 8), ("Sergio", 8), ("Jorge", 7), ("Luis", 7), ("Alberto", 7),
+    ),
+    "female": (
+        ("María Carmen", 22), ("María", 20), ("Carmen", 18), ("Ana María", 14),
+        ("Laura", 14), ("María Pilar", 12), ("Josefa", 11), ("Isabel", 11),
+        ("María Dolores", 11), ("Ana", 10), ("Lucía", 10), ("Cristina", 9), ("Marta", 9),
+        ("María José", 9), ("Francisca", 8), ("Antonia", 8), ("Dolores", 8), ("Sara", 7),
+        ("Paula", 7), ("Elena", 7), ("Pilar", 6), ("Raquel", 6), ("Rosa María", 6),
+    ),
+}  # fmt: skip
+#: Spanish surnames, roughly by how many people hold them (García about 3%).
+ES_SURNAMES = (
+    ("García", 31), ("Rodríguez", 20), ("González", 20), ("Fernández", 20),
+    ("López", 19), ("Martínez", 18), ("Sánchez", 17), ("Pérez", 16), ("Gómez", 11),
+    ("Martín", 11), ("Jiménez", 9), ("Ruiz", 9), ("Hernández", 9), ("Díaz", 8),
+    ("Moreno", 8), ("Muñoz", 7), ("Álvarez", 7), ("Romero", 6), ("Alonso", 5),
+    ("Gutiérrez", 5), ("Navarro", 5), ("Torres", 5), ("Domínguez", 5), ("Vázquez", 4),
+    ("Ramos", 4), ("Gil", 4), ("Ramírez", 4), ("Serrano", 4), ("Blanco", 4),
+    ("Molina", 4), ("Morales", 3), ("Suárez", 3), ("Ortega", 3), ("Delgado", 3),
+    ("Castro", 3), ("Ortiz", 3), ("Rubio", 3), ("Marín", 3), ("Sanz", 3),
+    ("Núñez", 3), ("Iglesias", 3), ("Medina", 3), ("Garrido", 3), ("Cortés", 2),
+    ("Castillo", 2), ("Santos", 2), ("Lozano", 2), ("Guerrero", 2), ("Cano", 2),
+    ("Prieto", 2), ("Méndez", 2), ("Cruz", 2), ("Calvo", 2), ("Gallego", 2),
+    ("Vidal", 2), ("León", 2), ("Márquez", 2), ("Herrera", 2), ("Peña", 2),
+    ("Flores", 2), ("Cabrera", 2), ("Campos", 2), ("Vega", 2), ("Fuentes", 2),
+    ("Carrasco", 2), ("Caballero", 2), ("Reyes", 2), ("Nieto", 2), ("Aguilar", 2),
+    ("Pascual", 1), ("Herrero", 1), ("Lorenzo", 1), ("Montero", 1), ("Hidalgo", 1),
+    ("Ibáñez", 1), ("Ferrer", 1), ("Durán", 1), ("Benítez", 1), ("Vicente", 1),
+)  # fmt: skip
+#: Municipalities and their provinces.
+ES_PLACES = (
+    ("Madrid", "Madrid"), ("Móstoles", "Madrid"), ("Alcalá de Henares", "Madrid"),
+    ("Barcelona", "Barcelona"), ("L'Hospitalet de Llobregat", "Barcelona"),
+    ("Badalona", "Barcelona"), ("Valencia", "Valencia"), ("Sevilla", "Sevilla"),
+    ("Zaragoza", "Zaragoza"), ("Málaga", "Málaga"), ("Murcia", "Murcia"),
+    ("Palma", "Illes Balears"), ("Las Palmas de Gran Canaria", "Las Palmas"),
+    ("Bilbao", "Bizkaia"), ("Alicante", "Alicante"), ("Córdoba", "Córdoba"),
+    ("Valladolid", "Valladolid"), ("Vigo", "Pontevedra"), ("Gijón", "Asturias"),
+    ("Granada", "Granada"), ("A Coruña", "A Coruña"), ("Vitoria-Gasteiz", "Araba"),
+)  # fmt: skip
+_DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
+_ES_MONTHS = (
+    "enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
+    "septiembre", "octubre", "noviembre", "diciembre",
+)  # fmt: skip
+
+
+def dni(seed: int, identity: str) -> str:
+    """A Spanish DNI per identity: eight digits and the letter their number gives."""
+    number = rng(seed, "dni", identity).randrange(10**7, 10**8)
+    return f"{number}{_DNI_LETTERS[number % 23]}"
+
+
+def _plain(text: str) -> str:
+    """`text` without its accents, as a keyboard without them writes it."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def people_es(source: list[dict[str, str]], seed: int) -> RecordSet:
+    """people-parts' identities as a Spanish register (see the module docstring)."""
+    surname_pool, surname_weights = zip(*ES_SURNAMES, strict=True)
+    genders: dict[str, Counter[str]] = {}
+    for row in source:
+        genders.setdefault(row["cluster"], Counter())[row["gender"]] += 1
+    rows, gold = [], []
+    for number, row in enumerate(source):
+        identity, r = row["cluster"], rng(seed, "es", row["unique_id"])
+        facts = rng(seed, "es-identity", identity)
+        usual = genders[identity].most_common(1)[0][0]
+        pool = ES_GIVEN_NAMES.get(usual) or ES_GIVEN_NAMES[facts.choice(("male", "female"))]
+        given = facts.choices([g for g, _ in pool], [w for _, w in pool])[0]
+        first, second = facts.choices(surname_pool, surname_weights, k=2)
+        place, province = facts.choice(ES_PLACES)
+        mobile = str(facts.choice((6, 7, 9))) + "".join(str(facts.randint(0, 9)) for _ in range(8))
+        if " " in given and r.random() < 0.15:
+            given = given.split()[0]  # "José Luis" as "José"
+        if r.random() < 0.10:
+            first, second = f"{first}{r.choice(('-', ' '))}{second}", ""
+        elif r.random() < 0.15:
+            second = ""
+        names = [given, first, second]
+        if r.random() < 0.05:
+            k = r.randrange(2)
+            names[k] = typo(names[k], r)
+        plain = r.random() < 0.30
+        upper = r.random() < 0.10
+        names = [_plain(n) if plain else n for n in names]
+        names = [n.upper() if upper else n for n in names]
+        date = split_date(row["dob"])
+        written = ""
+        if date:
+            day, month, year = date
+            written = (
+                f"{day} de {_ES_MONTHS[month - 1]} de {year}"
+                if r.random() < 0.4
+                else f"{day:02d}/{month:02d}/{year:04d}"
+            )
+        phone = ""
+        if r.random() < 0.8:
+            digits = replace_digit(mobile, r) if r.random() < 0.05 else mobile
+            style = r.random()
+            phone = (
+                digits
+                if style < 0.4
+                else f"{digits[:3]} {digits[3:6]} {digits[6:]}"
+                if style < 0.8
+                else f"+34 {digits}"
+            )
+        rows.append(
+            {
+                "id_registro": f"es{number:06d}",
+                "nombre": names[0],
+                "apellido1": names[1],
+                "apellido2": names[2],
+                "fecha_nacimiento": written,
+                "dni": code_noise(dni(seed, identity), r),
+                "telefono": phone,
+                "municipio": "" if r.random() < 0.1 else (_plain(place) if plain else place),
+                "provincia": "" if r.random() < 0.2 else province,
+                "sexo": {"male": "H", "female": "M"}.get(row["gender"], ""),
+            }
+        )
+        gold.append(identity)
+    return RecordSet("people-es", "Person", "id_registro", None, rows, gold)
+
+
 def listing_name(raw: str, r: random.Random) -> str:
     name = raw.strip(" *")
     if r.random() < 0.25:
@@ -1919,6 +2066,7 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
         "people-parts",
         "people-us",
         "people-cn",
+        "people-es",
         "people-homes",
         "people-forms",
         "people-export",
@@ -1946,6 +2094,8 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
             return people_eu(source, seed)
         if name == "people-cn":
             return people_cn(source, seed)
+        if name == "people-es":
+            return people_es(source, seed)
         if name == "people-registry":
             return people_registry(source, seed)
         if name == "people-homes":
@@ -1990,6 +2140,7 @@ SETS = (
     "people-forms",
     "people-us",
     "people-cn",
+    "people-es",
     "people-export",
     "people-eu",
     "people-registry",

@@ -222,6 +222,30 @@ def test_chinese_register_writes_one_pinyin_name_id_and_mobile_per_identity() ->
     assert v.cn_resident_id("110101", "19491001", 7)[17] == check_character("11010119491001007")
 
 
+def test_spanish_register_writes_two_surnames_a_dni_and_spanish_dates() -> None:
+    """Catches a DNI whose letter is not its number's, names or a DNI drawn per
+    record, a given name of the other sex, or a date layout the set does not
+    document."""
+    es = v.people_es(people_source(), seed=5)
+    assert list(es.rows[0]) == [
+        "id_registro", "nombre", "apellido1", "apellido2", "fecha_nacimiento", "dni",
+        "telefono", "municipio", "provincia", "sexo",
+    ]  # fmt: skip
+    women = {v._plain(g).lower() for g, _ in v.ES_GIVEN_NAMES["female"]}
+    for q, rows in members_of(es).items():
+        code = v.dni(5, q)
+        assert code[8] == "TRWAGMYFPDXBNJZSQVHLCKE"[int(code[:8]) % 23]
+        held = [row["dni"] for row in rows if row["dni"]]
+        assert all(sum(a != b for a, b in zip(d, code, strict=True)) <= 2 for d in held)
+        first_words = {v._plain(row["nombre"]).lower().split()[0] for row in rows}
+        assert len(first_words) <= 2  # one given name, now and then mistyped
+        # people_source's identities are women.
+        assert all(any(w.startswith(f) for w in women) for f in first_words), first_words
+    dates = [row["fecha_nacimiento"] for row in es.rows if row["fecha_nacimiento"]]
+    assert all(re.fullmatch(r"\d{1,2} de [a-z]+ de \d{4}|\d{2}/\d{2}/\d{4}", d) for d in dates)
+    assert {row["sexo"] for row in es.rows} <= {"H", "M", ""}
+
+
 def test_registry_writes_lone_name_parts_in_the_other_cell_and_compact_dates() -> None:
     """Catches a registry whose lone name parts stay in their own cell (the error it
     documents would not be there) or whose dates are not YYYYMMDD."""
