@@ -911,6 +911,9 @@ def _choose_rules(
     # surname has a title) is not built and weighed twice (people-50k: six of them).
     over: set[tuple[bytes, int]] = set()
     union = np.zeros(0, dtype=_code_type(n))
+    # Rules the budget refused, in the order weighed: tried again on the records no
+    # chosen rule paired (`_pair_the_unpaired`).
+    refused: list[_Measured] = []
     rules = _candidate_rules(columns)
     # Singles are weighed before any combination, so a combination is measured only
     # once the singles are chosen, and not at all when it holds a key used alone:
@@ -923,9 +926,10 @@ def _choose_rules(
             and not (width > 1 and any(p in alone for p in rule.parts))
             and (found := _measure(rule, order, columns, n, cache)) is not None
         ]
-        for load, _, rule, combined, limit, rows in _weighing_order(measured):
+        for load, order, rule, combined, limit, rows in _weighing_order(measured):
             if load > budget:
                 # Past the whole budget even if none of its pairs were new.
+                refused.append((load, order, rule, combined, limit, rows))
                 continue
             # A transform that changes nothing on this data ("surname~core" where no
             # surname has a title) would pay for the same pairs twice.
@@ -936,11 +940,13 @@ def _choose_rules(
                 combined, rank, limit, rows, union, n, budget - len(union)
             ):
                 over.add((signature, limit))
+                refused.append((load, order, rule, combined, limit, rows))
                 continue
             low, high, _ = _block_ends(combined, rank, limit, rows)
             fresh = _missing_from(union, _end_codes(low, high, n))
             if len(union) + len(fresh) > budget:
                 over.add((signature, limit))
+                refused.append((load, order, rule, combined, limit, rows))
                 continue
             seen.add(signature)
             if accepted is not None and len(fresh):
@@ -950,7 +956,62 @@ def _choose_rules(
             chosen.append(rule)
             if len(rule.parts) == 1:
                 alone.add(rule.parts[0])
+    taken, union = _pair_the_unpaired(refused, rank, union, n, budget)
+    for rule, fresh in taken:
+        if accepted is not None:
+            accepted(rule, fresh)
+        chosen.append(rule)
     return chosen, _pairs_of(union, n)
+
+
+def _pair_the_unpaired(
+    refused: Sequence[_Measured],
+    rank: npt.NDArray[np.int64],
+    union: npt.NDArray[Any],
+    n: int,
+    budget: float,
+) -> tuple[list[tuple[BlockingRule, npt.NDArray[np.int64]]], npt.NDArray[Any]]:
+    """Rules the budget refused, each kept to the blocks of records no rule chosen
+    so far paired with anyone, and their new pairs with at least one such record,
+    while the budget lasts. Where every rule within it keys on one field (people-es
+    at 50k: a phone, an id, the birth date, and the surnames each with the birth
+    year), a copy holding none of those -- no date, its id mistyped -- was paired
+    with nobody, whatever its three names said; the names' own rules, whole, were
+    over the budget. Returns each rule taken (labelled so) with its new pairs, and
+    the union grown by them."""
+    paired = np.zeros(n, dtype=bool)
+    ends = _pairs_of(union, n)
+    paired[ends[:, 0]] = paired[ends[:, 1]] = True
+    size = len(union)
+    tried: set[bytes] = set()
+    taken: list[tuple[BlockingRule, npt.NDArray[np.int64]]] = []
+    for _, _, rule, combined, limit, rows in refused:
+        room = budget - size
+        if room < 1 or paired.all():
+            break
+        signature = _canonical(combined).tobytes()
+        if rows is not None or signature in tried:
+            continue
+        tried.add(signature)
+        lonely = ~paired & (combined >= 0)
+        if not lonely.any():
+            continue
+        wanted = np.zeros(int(combined.max()) + 1, dtype=bool)
+        wanted[combined[lonely]] = True
+        keys = np.where((combined >= 0) & wanted[np.maximum(combined, 0)], combined, -1)
+        low, high, _ = _block_ends(keys, rank, limit)
+        keep = ~paired[low] | ~paired[high]
+        fresh = _missing_from(union, _end_codes(low[keep], high[keep], n))
+        if not len(fresh) or len(fresh) > room:
+            continue
+        union = np.sort(np.concatenate([union, fresh]), kind="stable")
+        size = len(union)
+        new = _pairs_of(fresh, n)
+        paired[new[:, 0]] = paired[new[:, 1]] = True
+        taken.append(
+            (BlockingRule(rule.parts, f"{rule.label} (records no other rule paired)"), new)
+        )
+    return taken, union
 
 
 #: A rule past the first is taken only when at least this share of a sample of its

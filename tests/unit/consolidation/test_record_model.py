@@ -1216,6 +1216,35 @@ def test_a_fields_further_key_is_weighed_after_every_fields_first() -> None:
     assert [r.label for r in rules] == ["born", "built"]
 
 
+def test_records_no_chosen_rule_paired_get_the_refused_rules_blocks() -> None:
+    """Catches a rule choice that leaves a record paired with nobody while a rule the
+    budget refused would pair it: the last two records hold no "lot" a twin shares
+    (one none at all), only the "row" they share, whose rule is over the budget as
+    a whole; on their own block it costs a few dozen pairs."""
+    from redstring.consolidation.comparisons import build_columns
+    from redstring.consolidation.kinds import FieldSpec
+    from redstring.consolidation.record_model import PAIRS_PER_ENTITY, _choose_rules
+
+    count = 600
+    entities = []
+    for row in range(count):
+        lot: dict[str, int] = {"lot": 1000 + row // 2} if row < count - 2 else {}
+        if row == count - 1:
+            lot = {"lot": 1400}
+        entities.append(_entity(f"l{row}", f"r{row}", "Thing", {**lot, "row": 1800 + row // 64}))
+    specs = [
+        FieldSpec(name=column, kind=FieldKind.YEAR, sources=(column,), reason="test")
+        for column in ("lot", "row")
+    ]
+    rules, pairs = _choose_rules(build_columns(entities, specs), count)
+    assert [r.label for r in rules] == ["lot", "row (records no other rule paired)"]
+    assert [count - 2, count - 1] in pairs.tolist()
+    # Only pairs holding one of the two were added, within the budget.
+    assert len(pairs) <= PAIRS_PER_ENTITY * count
+    last_block = count - count // 64 * 64  # the two share it with 22 others
+    assert len(pairs) == count // 2 - 1 + 2 * (last_block - 2) + 1
+
+
 def test_a_keying_found_over_the_budget_is_not_built_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
