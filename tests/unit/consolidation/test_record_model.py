@@ -1245,6 +1245,28 @@ def test_records_no_chosen_rule_paired_get_the_refused_rules_blocks() -> None:
     assert len(pairs) == count // 2 - 1 + 2 * (last_block - 2) + 1
 
 
+def test_a_place_alone_is_not_tried_for_records_no_rule_paired() -> None:
+    """Catches the pass for unpaired records pairing them through a town alone: a
+    record listed once shares its town with its neighbours, not its copies."""
+    from redstring.consolidation.comparisons import build_columns
+    from redstring.consolidation.kinds import FieldSpec
+    from redstring.consolidation.record_model import _choose_rules
+
+    count = 600
+    entities = []
+    for row in range(count):
+        lot: dict[str, object] = {"lot": 1000 + row // 2} if row < count - 2 else {}
+        town = f"Town {chr(65 + row // 64)}"
+        entities.append(_entity(f"t{row}", f"r{row}", "Thing", {**lot, "town": town}))
+    specs = [
+        FieldSpec(name="lot", kind=FieldKind.YEAR, sources=("lot",), reason="test"),
+        FieldSpec(name="town", kind=FieldKind.LOCALITY, sources=("town",), reason="test"),
+    ]
+    rules, pairs = _choose_rules(build_columns(entities, specs), count)
+    assert [r.label for r in rules] == ["lot"]
+    assert [count - 2, count - 1] not in pairs.tolist()
+
+
 def test_a_keying_found_over_the_budget_is_not_built_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
