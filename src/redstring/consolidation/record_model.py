@@ -926,10 +926,11 @@ def _choose_rules(
             and not (width > 1 and any(p in alone for p in rule.parts))
             and (found := _measure(rule, order, columns, n, cache)) is not None
         ]
-        for load, order, rule, combined, limit, rows in _weighing_order(measured):
+        for found in _weighing_order(measured):
+            load, _, rule, combined, limit, rows = found
             if load > budget:
                 # Past the whole budget even if none of its pairs were new.
-                refused.append((load, order, rule, combined, limit, rows))
+                refused.append(found)
                 continue
             # A transform that changes nothing on this data ("surname~core" where no
             # surname has a title) would pay for the same pairs twice.
@@ -940,13 +941,13 @@ def _choose_rules(
                 combined, rank, limit, rows, union, n, budget - len(union)
             ):
                 over.add((signature, limit))
-                refused.append((load, order, rule, combined, limit, rows))
+                refused.append(found)
                 continue
             low, high, _ = _block_ends(combined, rank, limit, rows)
             fresh = _missing_from(union, _end_codes(low, high, n))
             if len(union) + len(fresh) > budget:
                 over.add((signature, limit))
-                refused.append((load, order, rule, combined, limit, rows))
+                refused.append(found)
                 continue
             seen.add(signature)
             if accepted is not None and len(fresh):
