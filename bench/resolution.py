@@ -86,6 +86,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from variants import (
     DATA,
+    ES_MONTHS,
     FEBRL_SETS,
     FODORS_ZAGAT_ENV,
     FODORS_ZAGAT_HOW,
@@ -471,6 +472,47 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             **extra,
         )
 
+    def registered_people(
+        frame: dict[str, list[Any]],
+        names: tuple[str, ...],
+        dob: Any,
+        number: str,
+        phone: str,
+        place: str,
+        rest: list[Any],
+    ) -> SplinkPlan:
+        """A people register with an id number and a phone (people-us, -cn, -es), as
+        the docs configure one: `names` given name first, then the family name(s),
+        each compared as a name; `dob` the date's comparison; `rest` the remaining
+        fields' comparisons, after the place's."""
+        given, family = names[0], names[1]
+        return SplinkPlan(
+            frame,
+            settings(
+                [
+                    block_on(given, family),
+                    block_on(family, "dob"),
+                    block_on(given, "dob"),
+                    block_on(number),
+                    block_on(phone),
+                    block_on("dob", place),
+                ],
+                [
+                    *(
+                        cl.NameComparison(name).configure(term_frequency_adjustments=True)
+                        for name in names
+                    ),
+                    dob,
+                    cl.DamerauLevenshteinAtThresholds(number, [1, 2]),
+                    cl.LevenshteinAtThresholds(phone, [1, 2]),
+                    cl.ExactMatch(place).configure(term_frequency_adjustments=True),
+                    *rest,
+                ],
+            ),
+            [block_on(number), block_on(given, family, "dob")],
+            [block_on(given, family), block_on("dob")],
+        )
+
     ids = [row[records.id_column] for row in records.rows]
     kind = next(s for s in SETS if records.name == s or records.name.startswith(s + "-"))
     if kind == "people-forms":
@@ -665,32 +707,17 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             "gender": _column(records, "gender"),
             "job_title": _column(records, "job_title"),
         }
-        return SplinkPlan(
+        return registered_people(
             frame,
-            settings(
-                [
-                    block_on("given_name", "family_name"),
-                    block_on("family_name", "dob"),
-                    block_on("given_name", "dob"),
-                    block_on("ssn"),
-                    block_on("phone"),
-                    block_on("dob", "city"),
-                ],
-                [
-                    cl.NameComparison("given_name").configure(term_frequency_adjustments=True),
-                    cl.NameComparison("family_name").configure(term_frequency_adjustments=True),
-                    cl.DateOfBirthComparison(
-                        "dob", input_is_string=True, datetime_format="%m/%d/%Y"
-                    ),
-                    cl.DamerauLevenshteinAtThresholds("ssn", [1, 2]),
-                    cl.LevenshteinAtThresholds("phone", [1, 2]),
-                    cl.ExactMatch("city").configure(term_frequency_adjustments=True),
-                    cl.ExactMatch("gender"),
-                    cl.ExactMatch("job_title").configure(term_frequency_adjustments=True),
-                ],
-            ),
-            [block_on("ssn"), block_on("given_name", "family_name", "dob")],
-            [block_on("given_name", "family_name"), block_on("dob")],
+            ("given_name", "family_name"),
+            cl.DateOfBirthComparison("dob", input_is_string=True, datetime_format="%m/%d/%Y"),
+            "ssn",
+            "phone",
+            "city",
+            [
+                cl.ExactMatch("gender"),
+                cl.ExactMatch("job_title").configure(term_frequency_adjustments=True),
+            ],
         )
     if kind == "people-cn":
         # A Splink user splits the first word off as the family name (Chinese order;
@@ -708,35 +735,20 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             "family_name": family,
             "dob": _column(records, "birth_date", _cn_iso),
             "resident_id": _column(records, "resident_id"),
-            "mobile": _column(records, "mobile", _cn_mobile),
+            "mobile": _column(records, "mobile", _without_country_code("86", 11)),
             "city": _column(records, "city", lambda text: _clean(text.title())),
             "sex": _column(
                 records, "sex", lambda text: _clean({"男": "M", "女": "F"}.get(text, text))
             ),
         }
-        return SplinkPlan(
+        return registered_people(
             frame,
-            settings(
-                [
-                    block_on("given_name", "family_name"),
-                    block_on("family_name", "dob"),
-                    block_on("given_name", "dob"),
-                    block_on("resident_id"),
-                    block_on("mobile"),
-                    block_on("dob", "city"),
-                ],
-                [
-                    cl.NameComparison("given_name").configure(term_frequency_adjustments=True),
-                    cl.NameComparison("family_name").configure(term_frequency_adjustments=True),
-                    cl.DateOfBirthComparison("dob", input_is_string=True),
-                    cl.DamerauLevenshteinAtThresholds("resident_id", [1, 2]),
-                    cl.LevenshteinAtThresholds("mobile", [1, 2]),
-                    cl.ExactMatch("city").configure(term_frequency_adjustments=True),
-                    cl.ExactMatch("sex"),
-                ],
-            ),
-            [block_on("resident_id"), block_on("given_name", "family_name", "dob")],
-            [block_on("given_name", "family_name"), block_on("dob")],
+            ("given_name", "family_name"),
+            cl.DateOfBirthComparison("dob", input_is_string=True),
+            "resident_id",
+            "mobile",
+            "city",
+            [cl.ExactMatch("sex")],
         )
     if kind == "people-es":
         # The columns as they come (a given name, two surnames), compared as the docs
@@ -749,36 +761,19 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             "second_surname": _column(records, "apellido2"),
             "dob": _column(records, "fecha_nacimiento", _es_iso),
             "dni": _column(records, "dni", _code),
-            "phone": _column(records, "telefono", _es_phone),
+            "phone": _column(records, "telefono", _without_country_code("34", 9)),
             "municipality": _column(records, "municipio"),
             "province": _column(records, "provincia"),
             "sex": _column(records, "sexo"),
         }
-        return SplinkPlan(
+        return registered_people(
             frame,
-            settings(
-                [
-                    block_on("given_name", "first_surname"),
-                    block_on("first_surname", "dob"),
-                    block_on("given_name", "dob"),
-                    block_on("dni"),
-                    block_on("phone"),
-                    block_on("dob", "municipality"),
-                ],
-                [
-                    cl.NameComparison("given_name").configure(term_frequency_adjustments=True),
-                    cl.NameComparison("first_surname").configure(term_frequency_adjustments=True),
-                    cl.NameComparison("second_surname").configure(term_frequency_adjustments=True),
-                    cl.DateOfBirthComparison("dob", input_is_string=True),
-                    cl.DamerauLevenshteinAtThresholds("dni", [1, 2]),
-                    cl.LevenshteinAtThresholds("phone", [1, 2]),
-                    cl.ExactMatch("municipality").configure(term_frequency_adjustments=True),
-                    cl.ExactMatch("province"),
-                    cl.ExactMatch("sex"),
-                ],
-            ),
-            [block_on("dni"), block_on("given_name", "first_surname", "dob")],
-            [block_on("given_name", "first_surname"), block_on("dob")],
+            ("given_name", "first_surname", "second_surname"),
+            cl.DateOfBirthComparison("dob", input_is_string=True),
+            "dni",
+            "phone",
+            "municipality",
+            [cl.ExactMatch("province"), cl.ExactMatch("sex")],
         )
     if kind == "people-eu":
         # "FAMILY Given": a Splink user splits the capitals off as the family name and
@@ -1137,10 +1132,16 @@ def _cn_iso(text: str) -> str | None:
     return _iso(match[3], match[2], match[1]) if match else None
 
 
-def _cn_mobile(text: str) -> str | None:
-    """A Chinese mobile's eleven digits, the country code (86) dropped."""
-    digits = _digits(text)
-    return digits[2:] if digits and len(digits) == 13 and digits.startswith("86") else digits
+def _without_country_code(code: str, length: int) -> Callable[[str], str | None]:
+    """A national number's `length` digits, its country's `code` dropped where written
+    (people-cn's mobiles: 86 and 11; people-es's phones: 34 and 9)."""
+
+    def digits_of(text: str) -> str | None:
+        digits = _digits(text)
+        whole = digits and len(digits) == len(code) + length and digits.startswith(code)
+        return digits[len(code) :] if digits and whole else digits
+
+    return digits_of
 
 
 def _es_iso(text: str) -> str | None:
@@ -1148,18 +1149,9 @@ def _es_iso(text: str) -> str | None:
     text = text.strip().lower()
     if match := re.fullmatch(r"(\d{1,2})/(\d{1,2})/(\d{4})", text):
         return _iso(match[1], match[2], match[3])
-    if match := re.fullmatch(r"(\d{1,2}) de ([a-z]+) de (\d{4})", text):
-        months = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
-                  "septiembre", "octubre", "noviembre", "diciembre")  # fmt: skip
-        if match[2] in months:
-            return _iso(match[1], str(months.index(match[2]) + 1), match[3])
+    if match := re.fullmatch(rf"(\d{{1,2}}) de ({'|'.join(ES_MONTHS)}) de (\d{{4}})", text):
+        return _iso(match[1], str(ES_MONTHS.index(match[2]) + 1), match[3])
     return None
-
-
-def _es_phone(text: str) -> str | None:
-    """A Spanish phone's nine digits, the country code (34) dropped."""
-    digits = _digits(text)
-    return digits[2:] if digits and len(digits) == 11 and digits.startswith("34") else digits
 
 
 def _national_digits(value: str) -> str | None:
