@@ -138,9 +138,6 @@ _PHONE_CHARS = re.compile(r"^[\d\s+().\-/]+$")
 _CODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-/.]*$")
 _POSTCODE = re.compile(r"^[A-Za-z0-9]{2,5}(?:[ \-][A-Za-z0-9]{2,4})?$")
 _INTEGER = re.compile(r"^[+-]?\d+$")
-#: A run of `ID_MIN_DIGITS` or more digits with at most a check letter after it
-#: ("11010119491001007X", "12345678Z"): a code's shape, which `_AMOUNT` also fits.
-_BARE_CODE = re.compile(r"^\d{6,}[A-Za-z]?$")
 #: An amount: a price, a weight, a measure ("129.99", "1,299.00", "$45", "12.5 kg").
 _AMOUNT = re.compile(r"^[$€£¥]?\s?[+-]?\d{1,3}(?:[,\s]?\d{3})*(?:[.,]\d+)?\s?[a-zA-Z$€£%]{0,3}$")
 
@@ -171,6 +168,9 @@ _ID_WORDS = (
     "ref", "reference", "nummer", "numero",
 )  # fmt: skip
 ID_MIN_DIGITS = 6
+#: A run of `ID_MIN_DIGITS` or more digits with at most a check letter after it
+#: ("11010119491001007X", "12345678Z"): a code's shape, which `_AMOUNT` also fits.
+_BARE_CODE = re.compile(rf"^\d{{{ID_MIN_DIGITS},}}[A-Za-z]?$")
 #: Words of a column name that say it holds ages ("age", "Alter", "edad").
 _AGE_WORDS = ("age", "alter", "edad", "leeftijd", "eta")
 #: Words of a column name that say its digit strings are phone numbers.
