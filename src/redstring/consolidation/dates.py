@@ -29,8 +29,10 @@ MONTHS = {
     )
     for name in names
 }  # fmt: skip
-#: ... and in French, German, Spanish, Italian, Dutch and Portuguese, without
-#: accents (a date is read with its accents folded: "février", "März", "março"),
+#: ... and in French, German, Spanish, Italian, Dutch, Portuguese, Russian (the
+#: genitive a date writes: "7 марта 1985 г."), Ukrainian, Polish, Turkish and the
+#: Scandinavian languages, without accents (a date is read with its accents folded:
+#: "février", "März", "março", "май" as "маи"),
 #: for a record's date field: a contact export writes birth dates in its user's
 #: language, and read in English only, such a column was left out as "mostly
 #: without letters", and with it the best field there was. Not for text, where
@@ -57,11 +59,37 @@ RECORD_MONTHS = MONTHS | {
         start=1,
     )
     for name in names
+} | {
+    without_accents(name): number
+    for number, names in enumerate(
+        (
+            ("января", "январь", "янв", "січня", "stycznia", "styczen", "ocak"),
+            ("февраля", "февраль", "фев", "лютого", "lutego", "luty", "subat"),
+            ("марта", "март", "мар", "березня", "marca", "marzec", "mart"),
+            ("апреля", "апрель", "апр", "квітня", "kwietnia", "kwiecien", "nisan"),
+            ("мая", "май", "травня", "maja", "maj", "mayis"),
+            ("июня", "июнь", "июн", "червня", "czerwca", "czerwiec", "haziran"),
+            ("июля", "июль", "июл", "липня", "lipca", "lipiec", "temmuz"),
+            ("августа", "август", "авг", "серпня", "sierpnia", "sierpien", "agustos",
+             "augusti"),
+            ("сентября", "сентябрь", "сен", "сент", "вересня", "wrzesnia", "wrzesien",
+             "eylul"),
+            ("октября", "октябрь", "окт", "жовтня", "pazdziernika", "pazdziernik", "ekim"),
+            ("ноября", "ноябрь", "ноя", "листопада", "listopada", "listopad", "kasim"),
+            ("декабря", "декабрь", "дек", "грудня", "grudnia", "grudzien", "aralik",
+             "desember"),
+        ),
+        start=1,
+    )
+    for name in names
 }  # fmt: skip
 #: Words a written-out date may hold beside its day, month and year: English
 #: ordinals and "of", the French first ("1er"), "de"/"del" in Spanish and
-#: Portuguese ("18 de junio de 1856").
-_DATE_WORDS = frozenset({"st", "nd", "rd", "th", "of", "the", "er", "de", "del"})
+#: Portuguese ("18 de junio de 1856"), the year's word or its abbreviation after it
+#: in Russian and Polish ("7 марта 1985 г.", "7 marca 1985 r.").
+_DATE_WORDS = frozenset(
+    {"st", "nd", "rd", "th", "of", "the", "er", "de", "del", "г", "год", "года", "r", "roku"}
+)
 #: English weekdays, as a date with its weekday is written ("Sat, 12 May 1962",
 #: what an e-mail client or a calendar exports): a name of the date, not of a month.
 _WEEKDAYS = frozenset(

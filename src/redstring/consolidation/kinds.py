@@ -28,7 +28,7 @@ from redstring.consolidation.names import (
 )
 from redstring.domain.entity import named_by_key
 from redstring.domain.exceptions import InvalidInputError
-from redstring.domain.normalization import without_accents
+from redstring.domain.normalization import latin, without_accents
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -142,18 +142,19 @@ _INTEGER = re.compile(r"^[+-]?\d+$")
 _AMOUNT = re.compile(r"^[$€£¥]?\s?[+-]?\d{1,3}(?:[,\s]?\d{3})*(?:[.,]\d+)?\s?[a-zA-Z$€£%]{0,3}$")
 
 #: Words of a column name per name part, in English, German, French, Spanish,
-#: Italian, Dutch and Scandinavian headers. The longest hint found wins ("cognome"
+#: Italian, Dutch, Scandinavian and Russian headers (in Latin letters: "Отчество",
+#: the patronymic, is "otchestvo", a middle name's place). The longest hint found wins ("cognome"
 #: is a family name though it ends in "nome"); hints of three letters or fewer
 #: count only as a word of their own ("nom", not inside "nombre").
 _NAME_PART_HINTS = {
-    "middle": ("middle", "second_name", "mi"),
+    "middle": ("middle", "second_name", "mi", "otchestvo"),
     "given": (
         "first", "given", "forename", "fname", "christian", "vorname", "prenom", "nombre",
-        "nome", "voornaam", "fornavn", "fornamn",
+        "nome", "voornaam", "fornavn", "fornamn", "imia",
     ),
     "family": (
         "last", "surname", "family", "lname", "nachname", "nom", "apellido", "cognome",
-        "achternaam", "efternavn", "efternamn",
+        "achternaam", "efternavn", "efternamn", "familiia",
     ),
 }  # fmt: skip
 _POSTCODE_HINTS = ("postcode", "post_code", "postal", "zip", "plz")
@@ -165,7 +166,7 @@ _LONGITUDE_WORDS = ("lon", "lng", "long", "longitude", "laenge", "lange", "lange
 #: they are long (a house number or a count is shorter, or not distinct).
 _ID_WORDS = (
     "id", "number", "no", "nr", "num", "code", "reg", "registration", "account",
-    "ref", "reference", "nummer", "numero",
+    "ref", "reference", "nummer", "numero", "nomer", "kod",
 )  # fmt: skip
 ID_MIN_DIGITS = 6
 #: A run of `ID_MIN_DIGITS` or more digits with at most a check letter after it
@@ -178,7 +179,7 @@ _AGE_WORDS = ("age", "alter", "edad", "leeftijd", "eta")
 #: (a social security, insurance, tax or passport number), however phone-like it looks.
 _NATIONAL_ID_WORDS = (
     "id", "ssn", "sin", "nino", "tfn", "bsn", "cpf", "dni", "nif", "passport", "pesel",
-    "ahv", "svnr",
+    "ahv", "svnr", "pasport", "snils", "inn",
 )  # fmt: skip
 _PHONE_WORDS = ("phone", "tel", "telephone", "telefon", "mobile", "cell", "fax", "landline")
 #: Words of a column name that say it holds house numbers ("street_number", "house_no").
@@ -193,7 +194,8 @@ _HOUSE_NUMBER_WORDS = frozenset(
 #: a name.
 _PLACE_WORDS = (
     "city", "town", "suburb", "locality", "village", "place", "parish", "county",
-    "district", "municipality", "ort", "ville", "stadt", "gemeinde", "region",
+    "district", "municipality", "ort", "ville", "stadt", "gemeinde", "region", "gorod",
+    "raion", "oblast",
 )  # fmt: skip
 #: Words of a column name that say it holds classes a record falls in: an occupation
 #: shaped like a surname ("Painter", "Mason") is none. Values alone cannot say:
@@ -325,8 +327,10 @@ def _hint(key: str, hints: Sequence[str]) -> bool:
 
 
 def column_words(key: str) -> set[str]:
-    """The lower-case words of a column's name ("Street_Number" -> street, number)."""
-    return {p for p in re.split(r"[^a-z]+", key.lower()) if p}
+    """The lower-case words of a column's name ("Street_Number" -> street, number), a
+    Cyrillic or Greek one in Latin letters ("Телефон" -> telefon), as the word lists
+    below spell them."""
+    return {p for p in re.split(r"[^a-z]+", latin(without_accents(key.lower()))) if p}
 
 
 def _named(key: str, words: Sequence[str]) -> bool:
@@ -342,7 +346,7 @@ def name_part(column: str) -> str | None:
     column: the values alone cannot say which part comes first. A name that says two
     parts ("first_and_surname") holds a whole name, none of them.
     """
-    folded = without_accents(column.lower())
+    folded = latin(without_accents(column.lower()))
     words = column_words(folded)
     found: list[tuple[int, int, str]] = []  # (start, end, part) in `folded`
     for part, hints in _NAME_PART_HINTS.items():

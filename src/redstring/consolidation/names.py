@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from redstring.domain.normalization import normalize_name, without_accents
+from redstring.domain.normalization import latin, normalize_name, without_accents
 
 #: Types whose names carry legal-form suffixes.
 ORGANISATION_TYPES = frozenset(
@@ -140,7 +140,8 @@ def _is_ordinal(token: str) -> bool:
 
 
 def raw_tokens(name: str) -> list[str]:
-    """Normalized, accent-folded tokens with single-letter runs glued together."""
+    """Normalized, accent-folded tokens in Latin letters (`latin`) with single-letter
+    runs glued together."""
     return list(_raw_tokens(name))
 
 
@@ -148,7 +149,7 @@ def raw_tokens(name: str) -> list[str]:
 def _raw_tokens(name: str) -> tuple[str, ...]:
     """`raw_tokens`, remembered: names repeat (field detection, value normalisation
     and the mention model read the same names), and folding them is most of the cost."""
-    text = without_accents(normalize_name(name)).replace("'", "").replace("-", " ")
+    text = latin(without_accents(normalize_name(name))).replace("'", "").replace("-", " ")
     out: list[str] = []
     run = ""
     for token in text.split():

@@ -33,6 +33,37 @@ def without_accents(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
+#: Cyrillic (Russian, Ukrainian, Belarusian, Serbian) and Greek letters in Latin ones,
+#: as Russian passports have written them since 2014 (ICAO Doc 9303) and Greek ones
+#: (ELOT 743), for casefolded text with its accents dropped ("й" is "и" by then):
+#: one person's name is "Фёдорова" in one register and "FEDOROVA" in another, and
+#: compared letter by letter the two scripts share nothing.
+_LATIN = str.maketrans(
+    dict(
+        zip(
+            "абвгдежзийклмнопрстуфхцчшщъыьэюяіїєґўђјљњћџ"
+            "αβγδεζηθικλμνξοπρσςτυφχψω",
+            (
+                "a", "b", "v", "g", "d", "e", "zh", "z", "i", "i", "k", "l", "m", "n", "o",
+                "p", "r", "s", "t", "u", "f", "kh", "ts", "ch", "sh", "shch", "ie", "y", "",
+                "e", "iu", "ia", "i", "i", "ie", "g", "u", "dj", "j", "lj", "nj", "c", "dz",
+                "a", "v", "g", "d", "e", "z", "i", "th", "i", "k", "l", "m", "n", "x", "o",
+                "p", "r", "s", "s", "t", "y", "f", "ch", "ps", "o",
+            ),
+            strict=True,
+        )
+    )
+)  # fmt: skip
+
+
+def latin(text: str) -> str:
+    """Casefolded, accent-free `text` with its Cyrillic and Greek letters in Latin
+    ones (`_LATIN`); other scripts, whose Latin spelling is not one (Arabic, Han),
+    stay as they are."""
+    # Greek's "ου" is one sound, "u": "Παπαδόπουλος" is "papadopoulos".
+    return text if text.isascii() else text.replace("ου", "ou").translate(_LATIN)
+
+
 def ascii_letters(name: str) -> str:
     """The ASCII letters of the NFKD-decomposed, normalized name.
 
