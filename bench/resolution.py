@@ -90,6 +90,7 @@ from variants import (
     FEBRL_SETS,
     FODORS_ZAGAT_ENV,
     FODORS_ZAGAT_HOW,
+    RU_MONTHS,
     SETS,
     RecordSet,
     build,
@@ -121,6 +122,8 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-us": [10000],
     "people-cn": [10000],
     "people-es": [10000],
+    "people-ru": [10000],
+    "people-ar": [10000],
     "people-export": [1000, 5000],
     "people-eu": [5000],
     "people-registry": [5000],
@@ -775,6 +778,70 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             "municipality",
             [cl.ExactMatch("province"), cl.ExactMatch("sex")],
         )
+    if kind == "people-ru":
+        # A Splink user splits the ФИО into family name, given name and patronymic by
+        # position (the tenth written given name first, the initials and the Latin
+        # copies go wrong, as they would for them), brings the three date layouts to
+        # ISO, the passport to its digits and the phone to its ten national digits
+        # (done here, to its favour).
+        given, family, patronymic = [], [], []
+        for row in records.rows:
+            words = [*row["фио"].split(), "", "", ""]
+            family.append(_clean(words[0].lower()))
+            given.append(_clean(words[1].lower().rstrip(".")))
+            patronymic.append(_clean(words[2].lower().rstrip(".")))
+        frame = {
+            "unique_id": ids,
+            "given_name": given,
+            "family_name": family,
+            "patronymic": patronymic,
+            "dob": _column(records, "дата_рождения", _ru_iso),
+            "passport": _column(records, "паспорт", _digits),
+            "phone": _column(records, "телефон", _ru_mobile),
+            "city": _column(records, "город", lambda text: _clean(text.removeprefix("г. "))),
+            "sex": _column(records, "пол"),
+        }
+        return registered_people(
+            frame,
+            ("given_name", "family_name", "patronymic"),
+            cl.DateOfBirthComparison("dob", input_is_string=True),
+            "passport",
+            "phone",
+            "city",
+            [cl.ExactMatch("sex")],
+        )
+    if kind == "people-ar":
+        # A Splink user takes the first word as the given name and the last, its
+        # article joined ("Al-Harbi", "Al Harbi" -> "alharbi"), as the family name,
+        # the words between as the father's names; dates to ISO, the mobile to its
+        # nine national digits (done here, to its favour).
+        given, family, middle = [], [], []
+        for row in records.rows:
+            text = re.sub(r"\b(al|el)[- ]", r"\1", row["full_name"].lower())
+            words = text.split()
+            given.append(_clean(words[0]) if words else None)
+            family.append(_clean(words[-1]) if len(words) > 1 else None)
+            middle.append(_clean(" ".join(w for w in words[1:-1] if w not in ("bin", "bint"))))
+        frame = {
+            "unique_id": ids,
+            "given_name": given,
+            "family_name": family,
+            "middle_names": middle,
+            "dob": _column(records, "date_of_birth", _dmy_iso),
+            "national_id": _column(records, "national_id", _digits),
+            "mobile": _column(records, "mobile", _ar_mobile),
+            "city": _column(records, "city"),
+            "gender": _column(records, "gender"),
+        }
+        return registered_people(
+            frame,
+            ("given_name", "family_name", "middle_names"),
+            cl.DateOfBirthComparison("dob", input_is_string=True),
+            "national_id",
+            "mobile",
+            "city",
+            [cl.ExactMatch("gender")],
+        )
     if kind == "people-eu":
         # "FAMILY Given": a Splink user splits the capitals off as the family name and
         # parses the German date (done here, to its favour), then compares as the docs
@@ -1152,6 +1219,42 @@ def _es_iso(text: str) -> str | None:
     if match := re.fullmatch(rf"(\d{{1,2}}) de ({'|'.join(ES_MONTHS)}) de (\d{{4}})", text):
         return _iso(match[1], str(ES_MONTHS.index(match[2]) + 1), match[3])
     return None
+
+
+def _ru_iso(text: str) -> str | None:
+    """people-ru's dates ("07.03.1985", "7 марта 1985 г.", "1985-03-07") as ISO."""
+    text = text.strip().lower()
+    if match := re.fullmatch(r"(\d{1,2})\.(\d{1,2})\.(\d{4})", text):
+        return _iso(match[1], match[2], match[3])
+    if match := re.fullmatch(rf"(\d{{1,2}}) ({'|'.join(RU_MONTHS)}) (\d{{4}}) г\.", text):
+        return _iso(match[1], str(RU_MONTHS.index(match[2]) + 1), match[3])
+    if match := re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", text):
+        return _iso(match[3], match[2], match[1])
+    return None
+
+
+def _dmy_iso(text: str) -> str | None:
+    """people-ar's dates ("07/03/1985", "1985-03-07") as ISO."""
+    text = text.strip()
+    if match := re.fullmatch(r"(\d{1,2})/(\d{1,2})/(\d{4})", text):
+        return _iso(match[1], match[2], match[3])
+    if match := re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", text):
+        return _iso(match[3], match[2], match[1])
+    return None
+
+
+def _ru_mobile(text: str) -> str | None:
+    """A Russian mobile's ten national digits, its 8 or +7 dropped."""
+    digits = _digits(text)
+    return digits[1:] if digits and len(digits) == 11 and digits[0] in "78" else digits
+
+
+def _ar_mobile(text: str) -> str | None:
+    """A Saudi mobile's nine national digits, its 0 or +966 dropped."""
+    digits = _digits(text)
+    if digits and digits.startswith("966") and len(digits) == 12:
+        return digits[3:]
+    return digits[1:] if digits and len(digits) == 10 and digits[0] == "0" else digits
 
 
 def _national_digits(value: str) -> str | None:

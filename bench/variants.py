@@ -69,6 +69,33 @@ Sets (columns exactly as a user's CSV would hold them):
     copies without it and the rest keyed with the codes' typos; ``mobile`` (one per
     identity, three layouts, 20% missing, 5% with a digit wrong); ``city`` (one of 24
     per identity, 10% missing, 10% in capitals); ``sex`` as 男/女 or M/F.
+``people-ru`` (same source's identities and copies; ``--id-column номер
+    --name-column фио``): a Russian register in Cyrillic, headers too. ``номер``;
+    ``фио``: a surname (Ivanov about 1.3%, in the women's form for women: "Иванова",
+    "Вишневская"), a given name and a patronymic (from a father's name, "-ович" /
+    "-овна"), written family name first (50%), the family name in capitals (10%),
+    given name first (10%), with initials "Попов И. Б." (10%), as the passport
+    writes it in Latin letters without the patronymic ("POPOVA MARIIA", ICAO; 7%),
+    without the patronymic (5%) or with a Cyrillic typo (8%); "ё" as "е" in 40% of
+    copies; ``дата_рождения`` (the source copy's date) as DD.MM.YYYY (60%), "7 марта
+    1985 г." (25%) or YYYY-MM-DD; ``паспорт`` (series and number, the identity's
+    current one or, in 10% of copies, the one it replaced; the codes' typos, a
+    further 25% missing, three layouts); ``телефон`` (one mobile per identity, three
+    layouts, 20% missing); ``город`` (one of 18 per identity, 10% missing, 20% as "г.
+    Москва"); ``пол`` as М/Ж (10% missing).
+``people-ar`` (same source's identities and copies; ``--id-column person_id
+    --name-column full_name``): a Gulf register in Latin letters, names nobody tuned
+    for. ``person_id``; ``full_name``: a given name, the father's and the
+    grandfather's (Mohammed a fifth of men's names, so of fathers'), and a family
+    name with its article ("Al-Harbi", "Al Harbi", "Alharbi", "al-Harbi",
+    "El-Harbi"); each name spelt the identity's own way in three copies of four and
+    any of its registered spellings otherwise ("Mohammed", "Muhammad", "Mohamed";
+    "Abdulrahman", "Abdul Rahman"); the whole chain (40%), given, father's and
+    family (35%), given and family (15%) or "X bin Y Family" (10%); 5% a typo, 15%
+    in capitals; ``date_of_birth`` DD/MM/YYYY (75%) or YYYY-MM-DD; ``national_id``
+    (ten digits, 1 or 2 first, a Luhn digit last; the codes' typos, a further 20%
+    missing); ``mobile`` (one per identity, three layouts, 20% missing); ``city``
+    (one per identity, some with two spellings: Makkah / Mecca); ``gender``.
 ``people-eu`` (same source; ``--id-column Kennung --name-column Name``): a German
     contact export, headers in German: ``Kennung``; ``Name`` as "FAMILY Given Middle"
     (the family name first, in capitals, as an identity card prints it);
@@ -1249,6 +1276,343 @@ def people_es(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("people-es", "Person", "id_registro", None, rows, gold)
 
 
+#: Russian surnames in their men's form, roughly by how many people hold them
+#: (Ivanov about 1.3%); a woman's adds "а" ("Иванова") or turns "-ский" into "-ская".
+RU_SURNAMES = (
+    ("Иванов", 13), ("Смирнов", 12), ("Кузнецов", 10), ("Попов", 9), ("Васильев", 8),
+    ("Петров", 8), ("Соколов", 7), ("Михайлов", 6), ("Новиков", 6), ("Фёдоров", 6),
+    ("Морозов", 5), ("Волков", 5), ("Алексеев", 5), ("Лебедев", 5), ("Семёнов", 4),
+    ("Егоров", 4), ("Павлов", 4), ("Козлов", 4), ("Степанов", 4), ("Николаев", 4),
+    ("Орлов", 3), ("Андреев", 3), ("Макаров", 3), ("Никитин", 3), ("Захаров", 3),
+    ("Зайцев", 3), ("Соловьёв", 3), ("Борисов", 3), ("Яковлев", 3), ("Григорьев", 3),
+    ("Романов", 2), ("Воробьёв", 2), ("Сергеев", 2), ("Кузьмин", 2), ("Фролов", 2),
+    ("Александров", 2), ("Дмитриев", 2), ("Королёв", 2), ("Гусев", 2), ("Киселёв", 2),
+    ("Ильин", 2), ("Максимов", 2), ("Поляков", 2), ("Сорокин", 2), ("Виноградов", 2),
+    ("Ковалёв", 2), ("Белов", 2), ("Медведев", 2), ("Антонов", 2), ("Тарасов", 2),
+    ("Жуков", 1), ("Баранов", 1), ("Филиппов", 1), ("Комаров", 1), ("Давыдов", 1),
+    ("Беляев", 1), ("Герасимов", 1), ("Богданов", 1), ("Осипов", 1), ("Сидоров", 1),
+    ("Матвеев", 1), ("Титов", 1), ("Марков", 1), ("Миронов", 1), ("Крылов", 1),
+    ("Вишневский", 1), ("Островский", 1), ("Ковальский", 1), ("Толстой", 1),
+)  # fmt: skip
+#: Russian given names, men's and women's, roughly by how many people hold them.
+RU_GIVEN_NAMES = {
+    "male": (
+        ("Александр", 30), ("Сергей", 28), ("Дмитрий", 25), ("Андрей", 22), ("Алексей", 22),
+        ("Владимир", 20), ("Иван", 18), ("Михаил", 16), ("Николай", 14), ("Евгений", 14),
+        ("Максим", 12), ("Игорь", 12), ("Юрий", 10), ("Олег", 10), ("Виктор", 10),
+        ("Павел", 9), ("Артём", 9), ("Роман", 8), ("Денис", 8), ("Антон", 7),
+        ("Василий", 6), ("Пётр", 5), ("Константин", 5),
+    ),
+    "female": (
+        ("Елена", 28), ("Ольга", 25), ("Наталья", 24), ("Татьяна", 22), ("Ирина", 22),
+        ("Светлана", 18), ("Анна", 18), ("Мария", 16), ("Екатерина", 16), ("Юлия", 14),
+        ("Марина", 12), ("Галина", 10), ("Людмила", 10), ("Надежда", 9), ("Анастасия", 9),
+        ("Валентина", 8), ("Любовь", 7), ("Вера", 6), ("Нина", 6), ("Дарья", 6),
+        ("Ксения", 5), ("Оксана", 5), ("Алла", 4), ("Лариса", 4),
+    ),
+}  # fmt: skip
+#: A father's given name and the men's patronymic it makes; a woman's ends "-вна".
+RU_PATRONYMICS = {
+    "Александр": "Александрович", "Сергей": "Сергеевич", "Дмитрий": "Дмитриевич",
+    "Андрей": "Андреевич", "Алексей": "Алексеевич", "Владимир": "Владимирович",
+    "Иван": "Иванович", "Михаил": "Михайлович", "Николай": "Николаевич",
+    "Евгений": "Евгеньевич", "Максим": "Максимович", "Игорь": "Игоревич",
+    "Юрий": "Юрьевич", "Олег": "Олегович", "Виктор": "Викторович", "Павел": "Павлович",
+    "Роман": "Романович", "Василий": "Васильевич", "Пётр": "Петрович",
+    "Константин": "Константинович", "Анатолий": "Анатольевич", "Валерий": "Валерьевич",
+    "Геннадий": "Геннадьевич", "Борис": "Борисович",
+}  # fmt: skip
+#: Cities (some written with "г." before them in a copy).
+RU_CITIES = (
+    "Москва", "Санкт-Петербург", "Новосибирск", "Екатеринбург", "Казань",
+    "Нижний Новгород", "Челябинск", "Самара", "Омск", "Ростов-на-Дону", "Уфа",
+    "Красноярск", "Воронеж", "Пермь", "Волгоград", "Краснодар", "Саратов", "Тюмень",
+)  # fmt: skip
+#: Months in the genitive, as a written-out Russian date has them ("7 марта 1985 г.").
+RU_MONTHS = (
+    "января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа",
+    "сентября", "октября", "ноября", "декабря",
+)  # fmt: skip
+#: Russian letters in Latin as Russian passports have written them since 2014 (ICAO
+#: Doc 9303): "Наталья Фёдорова" is "NATALIA FEDOROVA".
+RU_LATIN = dict(
+    zip(
+        "абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
+        (
+            "a", "b", "v", "g", "d", "e", "e", "zh", "z", "i", "i", "k", "l", "m", "n", "o",
+            "p", "r", "s", "t", "u", "f", "kh", "ts", "ch", "sh", "shch", "ie", "y", "",
+            "e", "iu", "ia",
+        ),
+        strict=True,
+    )
+)  # fmt: skip
+
+
+def ru_feminine(surname: str) -> str:
+    """A surname's women's form: "Иванов" -> "Иванова", "Вишневский" -> "Вишневская"."""
+    if surname.endswith("ский"):
+        return surname[:-2] + "ая"
+    if surname.endswith("ой"):
+        return surname[:-2] + "ая"
+    if surname.endswith(("ов", "ев", "ёв", "ин")):
+        return surname + "а"
+    return surname
+
+
+def ru_latin(text: str) -> str:
+    """`text` in a Russian passport's Latin letters, in capitals (`RU_LATIN`)."""
+    return "".join(RU_LATIN.get(c, c) for c in text.lower()).upper()
+
+
+def ru_passport(seed: int, identity: str, which: int) -> str:
+    """An identity's internal passport (`which` 0: the current one, 1: the one it
+    replaced -- passports are reissued at 20 and 45): a four-digit series, a
+    six-digit number."""
+    r = rng(seed, "ru-passport", identity, which)
+    return f"{r.randrange(1, 99):02d}{r.randrange(0, 25):02d}{r.randrange(10**5, 10**6)}"
+
+
+def _ru_name(family: str, given: str, patronymic: str, r: random.Random) -> str:
+    """One copy's ФИО as a register, a form, a list or a Latin passport copy writes it."""
+    roll = r.random()
+    if roll < 0.50:
+        return f"{family} {given} {patronymic}"
+    if roll < 0.60:
+        return f"{family.upper()} {given} {patronymic}"
+    if roll < 0.70:
+        return f"{given} {patronymic} {family}"
+    if roll < 0.80:
+        return f"{family} {given[0]}. {patronymic[0]}."
+    if roll < 0.87:
+        return ru_latin(f"{family} {given}")
+    if roll < 0.92:
+        return f"{family} {given}"
+    # A Cyrillic keyboard's slip: the letter `typo` puts in, in Cyrillic.
+    return typo(f"{family} {given} {patronymic}", r).translate(_CYRILLIC_SLIPS)
+
+
+_CYRILLIC_SLIPS = str.maketrans("aeioulnrst", "аеиоулнрст")
+
+
+def people_ru(source: list[dict[str, str]], seed: int) -> RecordSet:
+    """people-parts' identities as a Russian register in Cyrillic (see the module
+    docstring)."""
+    surname_pool, surname_weights = zip(*RU_SURNAMES, strict=True)
+    fathers = list(RU_PATRONYMICS)
+    genders: dict[str, Counter[str]] = {}
+    for row in source:
+        genders.setdefault(row["cluster"], Counter())[row["gender"]] += 1
+    rows, gold = [], []
+    for number, row in enumerate(source):
+        identity, r = row["cluster"], rng(seed, "ru", row["unique_id"])
+        facts = rng(seed, "ru-identity", identity)
+        usual = genders[identity].most_common(1)[0][0]
+        sex = usual if usual in RU_GIVEN_NAMES else facts.choice(("male", "female"))
+        pool = RU_GIVEN_NAMES[sex]
+        given = facts.choices([g for g, _ in pool], [w for _, w in pool])[0]
+        family = facts.choices(surname_pool, surname_weights)[0]
+        patronymic = RU_PATRONYMICS[facts.choice(fathers)]
+        if sex == "female":
+            family, patronymic = ru_feminine(family), patronymic[:-2] + "на"
+        city = facts.choice(RU_CITIES)
+        mobile = "9" + "".join(str(facts.randint(0, 9)) for _ in range(9))
+        name = _ru_name(family, given, patronymic, r)
+        if r.random() < 0.4:
+            name = name.replace("ё", "е").replace("Ё", "Е")  # as most keyboards write it
+        date = split_date(row["dob"])
+        written = ""
+        if date:
+            day, month, year = date
+            layout = r.random()
+            written = (
+                f"{day:02d}.{month:02d}.{year:04d}"
+                if layout < 0.6
+                else f"{day} {RU_MONTHS[month - 1]} {year} г."
+                if layout < 0.85
+                else f"{year:04d}-{month:02d}-{day:02d}"
+            )
+        passport = code_noise(ru_passport(seed, identity, 1 if r.random() < 0.1 else 0), r)
+        if passport and r.random() < 0.25:
+            passport = ""
+        elif passport:
+            style = r.random()
+            passport = (
+                f"{passport[:2]} {passport[2:4]} {passport[4:]}"
+                if style < 0.5
+                else f"{passport[:4]} {passport[4:]}"
+                if style < 0.8
+                else passport
+            )
+        phone = mobile_copy(
+            mobile,
+            r,
+            lambda d: f"8 {d[:3]} {d[3:6]}-{d[6:8]}-{d[8:]}",
+            lambda d: f"+7 ({d[:3]}) {d[3:6]}-{d[6:8]}-{d[8:]}",
+        )
+        rows.append(
+            {
+                "номер": f"ru{number:06d}",
+                "фио": name,
+                "дата_рождения": written,
+                "паспорт": passport,
+                "телефон": phone,
+                "город": "" if r.random() < 0.1 else (f"г. {city}" if r.random() < 0.2 else city),
+                "пол": {"male": "М", "female": "Ж"}[sex] if r.random() < 0.9 else "",
+            }
+        )
+        gold.append(identity)
+    return RecordSet("people-ru", "Person", "номер", "фио", rows, gold)
+
+
+#: Arabic given names in Latin letters, men's and women's, roughly by how many people
+#: hold them; each with the spellings registers use for it, the commonest first.
+AR_GIVEN_NAMES = {
+    "male": (
+        (("Mohammed", "Muhammad", "Mohamed", "Mohammad"), 20), (("Abdullah", "Abdallah"), 10),
+        (("Ahmed", "Ahmad"), 10), (("Ali",), 8), (("Abdulrahman", "Abdul Rahman",
+        "Abdelrahman", "Abdurrahman"), 6), (("Khalid", "Khaled"), 6), (("Omar", "Umar"), 5),
+        (("Fahad", "Fahd"), 5), (("Abdulaziz", "Abdul Aziz", "Abdelaziz"), 4),
+        (("Saad",), 4), (("Faisal", "Faysal"), 4), (("Ibrahim", "Ebrahim"), 4),
+        (("Yousef", "Yusuf", "Youssef"), 4), (("Hassan", "Hasan"), 4), (("Saud",), 3),
+        (("Sultan",), 3), (("Nasser", "Nasir", "Naser"), 3),
+        (("Hussein", "Hussain", "Husain"), 3), (("Saleh", "Salih"), 3), (("Turki",), 2),
+        (("Majed", "Majid"), 2), (("Waleed", "Walid"), 2), (("Tariq", "Tarek", "Tareq"), 2),
+        (("Hamad",), 2), (("Nawaf",), 2), (("Bandar",), 2), (("Mansour", "Mansur"), 2),
+    ),
+    "female": (
+        (("Fatima", "Fatimah", "Fatema"), 10), (("Noura", "Nora", "Nura"), 8),
+        (("Sara", "Sarah"), 8), (("Maryam", "Mariam"), 7), (("Aisha", "Aishah", "Ayesha"), 6),
+        (("Reem", "Rim"), 5), (("Amal",), 4), (("Huda", "Hoda"), 4),
+        (("Layla", "Laila", "Leila"), 4), (("Mona", "Muna"), 4), (("Asma", "Asmaa"), 4),
+        (("Khadija", "Khadijah"), 4), (("Hessa", "Hissa"), 3), (("Lama",), 3),
+        (("Nouf",), 3), (("Haya",), 3), (("Hanan",), 3), (("Latifa", "Latifah"), 3),
+        (("Dana",), 2), (("Shahad",), 2), (("Jawaher",), 2), (("Munira", "Muneera"), 2),
+        (("Abeer",), 2), (("Ghada",), 2),
+    ),
+}  # fmt: skip
+#: Family (tribal) names, roughly by how many people hold them, with their spellings.
+AR_FAMILY_NAMES = (
+    (("Harbi",), 8), (("Otaibi", "Otaibe"), 8), (("Qahtani", "Kahtani"), 8),
+    (("Ghamdi",), 7), (("Zahrani",), 6), (("Dossari", "Dosari"), 6), (("Shehri",), 5),
+    (("Mutairi", "Mutiri"), 5), (("Anazi", "Enezi", "Anezi"), 5), (("Shammari",), 5),
+    (("Subaie", "Subaei"), 4), (("Malki", "Maliki"), 4), (("Rashidi",), 4),
+    (("Juhani",), 3), (("Amri",), 3), (("Asmari",), 3), (("Hajri",), 3), (("Yami",), 3),
+    (("Khaldi", "Khalidi"), 3), (("Marri",), 2), (("Kuwari",), 2), (("Nuaimi", "Nuaimy"), 2),
+    (("Mansouri", "Mansoori"), 2), (("Balushi", "Baloushi"), 2), (("Hashmi", "Hashemi"), 2),
+    (("Zaabi",), 2), (("Shamsi",), 2), (("Suwaidi",), 2), (("Kaabi",), 2), (("Jaber",), 1),
+)  # fmt: skip
+#: Cities, with the spellings registers use for them.
+AR_CITIES = (
+    ("Riyadh",), ("Jeddah", "Jiddah"), ("Makkah", "Mecca"), ("Madinah", "Medina"),
+    ("Dammam",), ("Al Khobar", "Khobar"), ("Taif",), ("Tabuk",), ("Buraidah", "Buraydah"),
+    ("Abha",), ("Hail", "Ha'il"), ("Jazan", "Jizan"), ("Najran",), ("Al Ahsa", "Hofuf"),
+)  # fmt: skip
+
+
+def luhn_digit(body: str) -> str:
+    """The Luhn check digit of `body` (Saudi national and residence ids end in one)."""
+    total = 0
+    for k, c in enumerate(reversed(body)):
+        d = int(c) * (2 if k % 2 == 0 else 1)
+        total += d - 9 if d > 9 else d
+    return str(-total % 10)
+
+
+def ar_national_id(seed: int, identity: str) -> str:
+    """A ten-digit id: 1 (a citizen) or 2 (a resident), eight digits, a Luhn digit."""
+    r = rng(seed, "ar-id", identity)
+    body = r.choice("12") + "".join(r.choice("0123456789") for _ in range(8))
+    return body + luhn_digit(body)
+
+
+def _spelled(spellings: tuple[str, ...], usual: int, r: random.Random) -> str:
+    """One copy's spelling of a name: the identity's own in three copies of four."""
+    return spellings[usual] if r.random() < 0.75 else r.choice(spellings)
+
+
+def _al(family: str, r: random.Random) -> str:
+    """A family name with its article as registers write it: "Al-Harbi", "Al Harbi",
+    "Alharbi", "al-Harbi", "El-Harbi"."""
+    roll = r.random()
+    if roll < 0.45:
+        return f"Al-{family}"
+    if roll < 0.70:
+        return f"Al {family}"
+    if roll < 0.85:
+        return f"Al{family.lower()}"
+    if roll < 0.95:
+        return f"al-{family}"
+    return f"El-{family}"
+
+
+def people_ar(source: list[dict[str, str]], seed: int) -> RecordSet:
+    """people-parts' identities as a Gulf register in Latin letters (see the module
+    docstring)."""
+    rows, gold = [], []
+    genders: dict[str, Counter[str]] = {}
+    for row in source:
+        genders.setdefault(row["cluster"], Counter())[row["gender"]] += 1
+    men = AR_GIVEN_NAMES["male"]
+    for number, row in enumerate(source):
+        identity, r = row["cluster"], rng(seed, "ar", row["unique_id"])
+        facts = rng(seed, "ar-identity", identity)
+        usual = genders[identity].most_common(1)[0][0]
+        sex = usual if usual in AR_GIVEN_NAMES else facts.choice(("male", "female"))
+        pool = AR_GIVEN_NAMES[sex]
+        # (spellings, the identity's usual spelling) for the name, father, grandfather.
+        chain = [facts.choices([s for s, _ in p], [w for _, w in p])[0] for p in (pool, men, men)]
+        own = [facts.randrange(len(s)) if facts.random() < 0.3 else 0 for s in chain]
+        families, weights = zip(*AR_FAMILY_NAMES, strict=True)
+        family = facts.choices(families, weights)[0]
+        family_usual = facts.randrange(len(family))
+        city = facts.choice(AR_CITIES)
+        mobile = "5" + "".join(str(facts.randint(0, 9)) for _ in range(8))
+        parts = [_spelled(s, u, r) for s, u in zip(chain, own, strict=True)]
+        surname = _al(_spelled(family, family_usual, r), r)
+        layout = r.random()
+        if layout < 0.40:
+            words = [*parts, surname]
+        elif layout < 0.75:
+            words = [parts[0], parts[1], surname]
+        elif layout < 0.90:
+            words = [parts[0], surname]
+        else:
+            words = [parts[0], "bin" if sex == "male" else "bint", parts[1], surname]
+        name = " ".join(words)
+        if r.random() < 0.05:
+            name = typo(name, r)
+        if r.random() < 0.15:
+            name = name.upper()
+        date = split_date(row["dob"])
+        written = ""
+        if date:
+            day, month, year = date
+            written = (
+                f"{day:02d}/{month:02d}/{year:04d}"
+                if r.random() < 0.75
+                else f"{year:04d}-{month:02d}-{day:02d}"
+            )
+        ident = code_noise(ar_national_id(seed, identity), r)
+        rows.append(
+            {
+                "person_id": f"ar{number:06d}",
+                "full_name": name,
+                "date_of_birth": written,
+                "national_id": "" if r.random() < 0.2 else ident,
+                "mobile": mobile_copy(
+                    mobile,
+                    r,
+                    lambda d: f"0{d[:2]} {d[2:5]} {d[5:]}",
+                    lambda d: f"+966 {d[:2]} {d[2:5]} {d[5:]}",
+                ),
+                "city": "" if r.random() < 0.1 else _spelled(city, 0, r),
+                "gender": {"male": "Male", "female": "Female"}[sex] if r.random() < 0.9 else "",
+            }
+        )
+        gold.append(identity)
+    return RecordSet("people-ar", "Person", "person_id", "full_name", rows, gold)
+
+
 def listing_name(raw: str, r: random.Random) -> str:
     name = raw.strip(" *")
     if r.random() < 0.25:
@@ -2068,6 +2432,8 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
         "people-us",
         "people-cn",
         "people-es",
+        "people-ru",
+        "people-ar",
         "people-homes",
         "people-forms",
         "people-export",
@@ -2097,6 +2463,10 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
             return people_cn(source, seed)
         if name == "people-es":
             return people_es(source, seed)
+        if name == "people-ru":
+            return people_ru(source, seed)
+        if name == "people-ar":
+            return people_ar(source, seed)
         if name == "people-registry":
             return people_registry(source, seed)
         if name == "people-homes":
@@ -2142,6 +2512,8 @@ SETS = (
     "people-us",
     "people-cn",
     "people-es",
+    "people-ru",
+    "people-ar",
     "people-export",
     "people-eu",
     "people-registry",

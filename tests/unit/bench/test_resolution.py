@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 from uuid import NAMESPACE_URL, uuid4, uuid5
@@ -803,3 +804,94 @@ def test_repeated_runs_report_median_seconds_and_flag_scores_that_moved() -> Non
     assert not any("scores differ" in note for note in rows[2].notes)
     ratios = bench.format_ratios(rows).splitlines()
     assert ratios[1].split() == ["s", "0.50x", "0.75x"]
+
+
+def many_people(identities: int = 40, copies: int = 5) -> list[dict[str, str]]:
+    """Women and men, `copies` records each: enough copies for every layout to show."""
+    return [
+        person(f"Q{k}-{c}", f"Q{k}", f"given{k}", f"family{k}", f"19{k + 10:02d}-03-07")
+        | {"gender": "female" if k % 2 else "male"}
+        for k in range(identities)
+        for c in range(copies)
+    ]
+
+
+def test_russian_register_writes_cyrillic_names_of_one_sex_and_one_passport() -> None:
+    """Catches a name, patronymic or passport drawn per record (no signal), a woman
+    given a man's surname form or patronymic, a Latin copy that is not the Cyrillic
+    name's passport spelling, or a date layout the set does not document."""
+    source = many_people()
+    ru = v.people_ru(source, seed=5)
+    assert list(ru.rows[0]) == [
+        "номер",
+        "фио",
+        "дата_рождения",
+        "паспорт",
+        "телефон",
+        "город",
+        "пол",
+    ]
+    assert ru.gold == [r["cluster"] for r in source]
+    latin_copies = 0
+    for q, rows in members_of(ru).items():
+        woman = int(q[1:]) % 2 == 1
+        names = [row["фио"] for row in rows]
+        cyrillic = [n for n in names if not n.isascii()]
+        latin = [n for n in names if n.isascii()]
+        full = [n.split() for n in cyrillic if len(n.split()) == 3 and "." not in n]
+        assert full, names
+        patronymics = {w[2] if w[2].endswith(("вна", "вич")) else w[1] for w in full}
+        assert all(p.endswith("вна" if woman else "вич") for p in patronymics), names
+        # The family name is the word the other two are not; its Latin spelling is the
+        # one every Latin copy starts with.
+        families = Counter(
+            (w[0] if w[2] in patronymics else w[2]).lower().replace("ё", "е") for w in full
+        )
+        assert len(families) <= 2, names  # a typo at most
+        for name in latin:
+            latin_copies += 1
+            assert name.split()[0] in {v.ru_latin(f) for f in families}, (name, families)
+        held = {re.sub(r"\D", "", row["паспорт"]) for row in rows if row["паспорт"]}
+        known = {v.ru_passport(5, q, 0), v.ru_passport(5, q, 1)}
+        assert all(
+            min(sum(a != b for a, b in zip(h, k, strict=True)) for k in known) <= 2 for h in held
+        )
+        assert {row["пол"] for row in rows} <= {"Ж" if woman else "М", ""}
+    assert latin_copies > 5
+    dates = [row["дата_рождения"] for row in ru.rows if row["дата_рождения"]]
+    layouts = r"\d{2}\.\d{2}\.\d{4}|\d{1,2} [а-я]+ \d{4} г\.|\d{4}-\d{2}-\d{2}"
+    assert all(re.fullmatch(layouts, d) for d in dates)
+    assert v.ru_feminine("Иванов") == "Иванова"
+    assert v.ru_feminine("Вишневский") == "Вишневская"
+    assert v.ru_latin("Наталья Фёдорова") == "NATALIA FEDOROVA"
+
+
+def test_gulf_register_spells_one_name_chain_and_one_checked_national_id() -> None:
+    """Catches a name chain or national id drawn per record (no signal), a spelling not
+    among the name's own, an id whose Luhn digit is wrong, or a date layout the set
+    does not document."""
+    source = many_people()
+    ar = v.people_ar(source, seed=5)
+    assert list(ar.rows[0]) == [
+        "person_id", "full_name", "date_of_birth", "national_id", "mobile", "city", "gender",
+    ]  # fmt: skip
+    spellings = {
+        s.lower(): set(names)
+        for pool in v.AR_GIVEN_NAMES.values()
+        for names, _ in pool
+        for s in names
+    }
+    for q, rows in members_of(ar).items():
+        firsts = {row["full_name"].split()[0].lower() for row in rows}
+        # One given name, spelt its own ways (a typo's copy aside).
+        known = [f for f in firsts if f in spellings]
+        assert known, firsts
+        assert all(spellings[k] == spellings[known[0]] for k in known), firsts
+        code = v.ar_national_id(5, q)
+        assert code[0] in "12"
+        assert v.luhn_digit(code[:9]) == code[9]
+        held = [row["national_id"] for row in rows if row["national_id"]]
+        assert all(sum(a != b for a, b in zip(h, code, strict=True)) <= 2 for h in held)
+    assert v.luhn_digit("7992739871") == "3"
+    dates = [row["date_of_birth"] for row in ar.rows if row["date_of_birth"]]
+    assert all(re.fullmatch(r"\d{2}/\d{2}/\d{4}|\d{4}-\d{2}-\d{2}", d) for d in dates)
