@@ -374,7 +374,8 @@ def _normalise(raws: tuple[str, ...], kind: FieldKind) -> tuple[str, str]:
         text = re.sub(r"^[a-z]+://", "", raw.strip().lower()).removeprefix("www.").rstrip("/")
         return text, text.split("/")[0]
     if kind is FieldKind.POSTCODE:
-        text = raw.upper().replace("-", " ")
+        # "〒" is Japan's postal mark, no part of the code.
+        text = raw.upper().replace("〒", "").replace("-", " ").strip()
         compact = text.replace(" ", "")
         if not compact:  # "- -": dashes only
             return "", ""

@@ -107,6 +107,17 @@ _COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
 #: Year, month and day marked by their own characters, as Chinese and Japanese (年 月
 #: 日) and Korean (년 월 일) write a date: "1985年3月7日", "1985년 3월 7일", "1985年3月".
 _MARKED = re.compile(r"^(\d{4})\s*[年년]\s*(\d{1,2})\s*[月월]\s*(?:(\d{1,2})\s*[日일]?)?$")
+#: A date in Japan's era calendar, as registers and forms write a birth date: the
+#: era and its year ("昭和60年3月7日"; the first year is 元年), or the era's initial
+#: ("S60.3.7", "h1/1/8"). Each era's Gregorian year before its first (`_ERA_BASE`).
+_ERA = re.compile(
+    r"^(明治|大正|昭和|平成|令和)\s*(\d{1,2}|元)\s*年\s*(\d{1,2})\s*月\s*(?:(\d{1,2})\s*日)?$"
+)
+_ERA_INITIAL = re.compile(r"^([mtshr])\s?(\d{1,2})[./-](\d{1,2})[./-](\d{1,2})$")
+_ERA_BASE = {
+    "明治": 1867, "m": 1867, "大正": 1911, "t": 1911, "昭和": 1925, "s": 1925,
+    "平成": 1988, "h": 1988, "令和": 2018, "r": 2018,
+}  # fmt: skip
 _WORDS = re.compile(r"[^\W\d_]+|\d+")
 _MIN_YEAR, _MAX_YEAR = 1000, 2200
 
@@ -160,6 +171,9 @@ def parse_date(text: str, *, lenient: bool = False) -> int | None:
         return check(int(m[1]), int(m[2]), int(m[3]))
     if m := _MARKED.match(value):
         return check(int(m[1]), int(m[2]), int(m[3] or 0))
+    if m := _ERA.match(value) or _ERA_INITIAL.match(value):
+        year = _ERA_BASE[m[1]] + (1 if m[2] == "元" else int(m[2]))
+        return check(year, int(m[3]), int(m[4] or 0))
     words = _WORDS.findall(without_accents(value))
     months = [RECORD_MONTHS[w] for w in words if w in RECORD_MONTHS]
     numbers = [int(w) for w in words if w.isdigit()]

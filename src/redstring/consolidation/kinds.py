@@ -28,7 +28,7 @@ from redstring.consolidation.names import (
 )
 from redstring.domain.entity import named_by_key
 from redstring.domain.exceptions import InvalidInputError
-from redstring.domain.normalization import latin, without_accents
+from redstring.domain.normalization import latin
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -157,7 +157,20 @@ _NAME_PART_HINTS = {
         "achternaam", "efternavn", "efternamn", "familiia",
     ),
 }  # fmt: skip
-_POSTCODE_HINTS = ("postcode", "post_code", "postal", "zip", "plz")
+_POSTCODE_HINTS = (
+    "postcode",
+    "post_code",
+    "postal",
+    "zip",
+    "plz",
+    "郵便番号",
+    "邮编",
+    "邮政编码",
+    "우편번호",
+)
+#: A postcode of digits, as a column named for postcodes holds it ("2600", "123-4567",
+#: "〒123-4567" with Japan's postal mark, "1234567").
+_DIGIT_POSTCODE = re.compile(r"^〒?\s?\d{2,7}(?:[ \-]\d{2,4})?$")
 #: Words of a latitude's and a longitude's column names ("lat", "Latitude", "Breite").
 _LATITUDE_WORDS = ("lat", "latitude", "breite", "breitengrad")
 _LONGITUDE_WORDS = ("lon", "lng", "long", "longitude", "laenge", "lange", "langengrad")
@@ -181,7 +194,10 @@ _NATIONAL_ID_WORDS = (
     "id", "ssn", "sin", "nino", "tfn", "bsn", "cpf", "dni", "nif", "passport", "pesel",
     "ahv", "svnr", "pasport", "snils", "inn",
 )  # fmt: skip
-_PHONE_WORDS = ("phone", "tel", "telephone", "telefon", "mobile", "cell", "fax", "landline")
+_PHONE_WORDS = (
+    "phone", "tel", "telephone", "telefon", "mobile", "cell", "fax", "landline", "電話", "携帯",
+    "电话", "手机", "전화", "휴대",
+)  # fmt: skip
 #: Words of a column name that say it holds house numbers ("street_number", "house_no").
 _HOUSE_NUMBER_WORDS = frozenset(
     {
@@ -206,7 +222,15 @@ _CLASS_WORDS = (
     "status", "industry", "sector", "genre", "beruf", "metier", "profesion",
     "professione", "beroep", "yrke", "erhverv",
 )  # fmt: skip
-_ADDRESS_WORDS = ("address", "addr", "street", "strasse", "adresse", "road")
+_ADDRESS_WORDS = (
+    "address", "addr", "street", "strasse", "adresse", "road", "住所", "地址", "주소",
+)  # fmt: skip
+#: Words of a column name that say it holds a person's name, or its reading, where
+#: the values cannot: a Japanese register's フリガナ ("ヤマザキ ヒロシ") starts with no
+#: given name the name lists know, and was read as places.
+_PERSON_NAME_WORDS = (
+    "フリガナ", "ふりがな", "カナ", "かな", "よみ", "ヨミ", "氏名", "名前", "姓名", "이름", "성명",
+)  # fmt: skip
 _DAY_HINTS = ("day", "dd")
 _MONTH_HINTS = ("month", "mm", "mon")
 
@@ -330,12 +354,15 @@ def column_words(key: str) -> set[str]:
     """The lower-case words of a column's name ("Street_Number" -> street, number), a
     Cyrillic or Greek one in Latin letters ("Телефон" -> telefon), as the word lists
     below spell them."""
-    return {p for p in re.split(r"[^a-z]+", latin(without_accents(key.lower()))) if p}
+    return {p for p in re.split(r"[^a-z]+", latin(key.lower())) if p}
 
 
 def _named(key: str, words: Sequence[str]) -> bool:
     """Whether a column's name holds one of `words` as a word of its own, or ends in
-    one ("hometown", "BirthPlace"): "ort" must not match "report"."""
+    one ("hometown", "BirthPlace"): "ort" must not match "report". A word in a script
+    written without spaces (住所, 電話) counts anywhere in the name: "現住所"."""
+    if any(w in key for w in words if not w.isascii()):
+        return True
     return any(p == w or (len(w) >= 4 and p.endswith(w)) for p in column_words(key) for w in words)
 
 
@@ -346,7 +373,7 @@ def name_part(column: str) -> str | None:
     column: the values alone cannot say which part comes first. A name that says two
     parts ("first_and_surname") holds a whole name, none of them.
     """
-    folded = latin(without_accents(column.lower()))
+    folded = latin(column.lower())
     words = column_words(folded)
     found: list[tuple[int, int, str]] = []  # (start, end, part) in `folded`
     for part, hints in _NAME_PART_HINTS.items():
@@ -470,7 +497,12 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
     postcode_shaped = (
         _share(values, lambda v: _POSTCODE.match(v) is not None, counts) >= SHAPE_SHARE
     )
-    if postcode_shaped and digit_share >= SHAPE_SHARE and _hint(key, _POSTCODE_HINTS):
+    digit_postcodes = _share(values, lambda v: _DIGIT_POSTCODE.match(v) is not None, counts)
+    if (
+        (postcode_shaped or digit_postcodes >= SHAPE_SHARE)
+        and digit_share >= SHAPE_SHARE
+        and _hint(key, _POSTCODE_HINTS)
+    ):
         # Digits alone ("2600", "90210") look like a year or any code; the name tells.
         return FieldKind.POSTCODE, "short codes in a column named for postcodes"
     span = _int_range(values)
@@ -594,6 +626,8 @@ def _name_kind(
         return FieldKind.ADDRESS, "words in a column named for addresses"
     if key != NAME_FIELD and _named(key, _PLACE_WORDS):
         return FieldKind.LOCALITY, "names in a column named for places"
+    if key != NAME_FIELD and entity_kind == "person" and _named(key, _PERSON_NAME_WORDS):
+        return FieldKind.PERSON_NAME, "names in a column named for a person's name or its reading"
     single = mean_tokens < 1.6
     part = name_part(key)
     if single and part in ("given", "middle"):

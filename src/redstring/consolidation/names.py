@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from redstring.domain.normalization import latin, normalize_name, without_accents
+from redstring.domain.normalization import latin, normalize_name
 
 #: Types whose names carry legal-form suffixes.
 ORGANISATION_TYPES = frozenset(
@@ -149,7 +149,7 @@ def raw_tokens(name: str) -> list[str]:
 def _raw_tokens(name: str) -> tuple[str, ...]:
     """`raw_tokens`, remembered: names repeat (field detection, value normalisation
     and the mention model read the same names), and folding them is most of the cost."""
-    text = latin(without_accents(normalize_name(name))).replace("'", "").replace("-", " ")
+    text = latin(normalize_name(name)).replace("'", "").replace("-", " ")
     out: list[str] = []
     run = ""
     for token in text.split():

@@ -37,31 +37,97 @@ def without_accents(text: str) -> str:
 #: as Russian passports have written them since 2014 (ICAO Doc 9303) and Greek ones
 #: (ELOT 743), for casefolded text with its accents dropped ("й" is "и" by then):
 #: one person's name is "Фёдорова" in one register and "FEDOROVA" in another, and
-#: compared letter by letter the two scripts share nothing.
+#: compared letter by letter the two scripts share nothing. Also the old or variant
+#: kanji Japanese family names keep in some registers, as their common form: 髙橋 is
+#: 高橋, 齋藤 and 斉藤 are 斎藤.
 _LATIN = str.maketrans(
     dict(
         zip(
             "абвгдежзийклмнопрстуфхцчшщъыьэюяіїєґўђјљњћџ"
-            "αβγδεζηθικλμνξοπρσςτυφχψω",
+            "αβγδεζηθικλμνξοπρσςτυφχψω"
+            "髙﨑齋齊斉邊邉嶋廣澤濱櫻",
             (
                 "a", "b", "v", "g", "d", "e", "zh", "z", "i", "i", "k", "l", "m", "n", "o",
                 "p", "r", "s", "t", "u", "f", "kh", "ts", "ch", "sh", "shch", "ie", "y", "",
                 "e", "iu", "ia", "i", "i", "ie", "g", "u", "dj", "j", "lj", "nj", "c", "dz",
                 "a", "v", "g", "d", "e", "z", "i", "th", "i", "k", "l", "m", "n", "x", "o",
                 "p", "r", "s", "s", "t", "y", "f", "ch", "ps", "o",
+                "高", "崎", "斎", "斎", "斎", "辺", "辺", "島", "広", "沢", "浜", "桜",
             ),
             strict=True,
         )
     )
 )  # fmt: skip
+#: Katakana syllables in Hepburn romaji (hiragana is read as katakana first), as a
+#: Japanese passport or a roman-letter register writes a name: "ヤマザキ", "やまざき"
+#: and "ﾔﾏｻﾞｷ" (NFKC makes it "ヤマザキ") are all "yamazaki".
+_KANA = dict(
+    zip(
+        "アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨ"
+        "ラリルレロワヰヱヲンガギグゲゴザジズゼゾダヂヅデドバビブベボパピプペポヴ",
+        (
+            "a", "i", "u", "e", "o", "ka", "ki", "ku", "ke", "ko", "sa", "shi", "su", "se",
+            "so", "ta", "chi", "tsu", "te", "to", "na", "ni", "nu", "ne", "no", "ha", "hi",
+            "fu", "he", "ho", "ma", "mi", "mu", "me", "mo", "ya", "yu", "yo", "ra", "ri",
+            "ru", "re", "ro", "wa", "i", "e", "o", "n", "ga", "gi", "gu", "ge", "go", "za",
+            "ji", "zu", "ze", "zo", "da", "ji", "zu", "de", "do", "ba", "bi", "bu", "be",
+            "bo", "pa", "pi", "pu", "pe", "po", "vu",
+        ),
+        strict=True,
+    )
+)  # fmt: skip
+#: Small kana that change the syllable before them: "キャ" is "kya", "ティ" "ti".
+_SMALL_Y = {"ャ": "a", "ュ": "u", "ョ": "o"}
+_SMALL_VOWELS = {"ァ": "a", "ィ": "i", "ゥ": "u", "ェ": "e", "ォ": "o"}
+
+
+def _romaji(text: str) -> str:
+    """`text` with its kana in Hepburn romaji (`_KANA`); the long-vowel mark is
+    dropped as passports drop it, a small "ッ" doubles the consonant after it."""
+    out: list[str] = []
+    double = False
+    for c in text:
+        if "ぁ" <= c <= "ゖ":
+            c = chr(ord(c) + 0x60)  # hiragana as katakana
+        if c in _SMALL_Y and out and len(out[-1]) > 1 and out[-1].endswith("i"):
+            stem = out.pop()[:-1]
+            out.append(stem + ("" if stem in ("sh", "ch", "j") else "y") + _SMALL_Y[c])
+        elif c in _SMALL_VOWELS and out and out[-1] in _KANA.values():
+            before = out.pop()
+            # "ウェ" is "we", "イェ" "ye": a vowel alone turns into its glide.
+            stem = before[:-1] or {"u": "w", "i": "y"}.get(before, before)
+            out.append(stem + _SMALL_VOWELS[c])
+        elif c == "ッ":
+            double = True
+        elif c == "ー":
+            continue
+        elif c in _KANA:
+            syllable = _KANA[c]
+            if double and syllable[0] not in "aiueon":
+                syllable = ("t" if syllable.startswith("ch") else syllable[0]) + syllable
+            out.append(syllable)
+            double = False
+        else:
+            out.append(c)
+            double = False
+    return "".join(out)
+
+
+def _has_kana(text: str) -> bool:
+    return any("ぁ" <= c <= "ヺ" or c == "ー" for c in text)
 
 
 def latin(text: str) -> str:
-    """Casefolded, accent-free `text` with its Cyrillic and Greek letters in Latin
-    ones (`_LATIN`); other scripts, whose Latin spelling is not one (Arabic, Han),
-    stay as they are."""
+    """Casefolded `text` in Latin letters as far as its spelling there is one: accents
+    dropped (`without_accents`), kana in romaji (`_romaji`), Cyrillic and Greek letters
+    by `_LATIN` (which also folds variant kanji). Other scripts, whose Latin spelling
+    is not one (Arabic, Han), stay as they are."""
+    if text.isascii():
+        return text
+    if _has_kana(text):
+        text = _romaji(text)
     # Greek's "ου" is one sound, "u": "Παπαδόπουλος" is "papadopoulos".
-    return text if text.isascii() else text.replace("ου", "ou").translate(_LATIN)
+    return without_accents(text).replace("ου", "ou").translate(_LATIN)
 
 
 def ascii_letters(name: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import os
@@ -3627,3 +3628,76 @@ def test_a_cyrillic_name_and_its_passport_spelling_in_latin_are_one_name() -> No
     joined = [c for c in plan.clusters if len(c) > 1]
     assert all(len({truth[i] for i in c}) == 1 for c in joined)
     assert sum(len(c) == 3 for c in joined) >= 72
+
+
+def test_dates_in_japans_era_calendar_are_read() -> None:
+    """Catches a Japanese register's "昭和60年3月7日" (the Shōwa era's 60th year) or a
+    form's "S60.3.7" read as no date: a fifth of a birth-date column unread, and
+    the whole column left out."""
+    forms = ["昭和60年3月7日", "昭和 60 年 3 月 7 日", "S60.3.7", "s60/03/07", "1985年3月7日"]
+    assert {parse_date(f) for f in forms} == {19850307}
+    assert parse_date("平成元年1月8日") == parse_date("H1.1.8") == 19890108
+    assert parse_date("令和2年5月") == 20200500
+    assert parse_date("大正9年12月1日") == 19201201
+    assert parse_date("昭和60年13月7日") is None
+
+
+def test_japanese_column_names_and_readings_say_what_they_hold() -> None:
+    """Catches a Japanese register's columns read by their values alone: the name's
+    katakana reading (フリガナ) taken for places, the address (住所, no spaces) for
+    surnames, postcodes written "〒123-4567" or "1234567" left out; and a postcode's
+    mark, "〒", kept as part of the code."""
+    from redstring.consolidation.comparisons import LEVELS, build_columns, compare
+
+    rng = random.Random(5)
+    families = ["ヤマダ", "サトウ", "スズキ", "タナカ", "イトウ", "ワタナベ", "ナカムラ", "コバヤシ"]
+    given = ["タロウ", "ハナコ", "ケンタ", "ユミ", "マコト", "ヒロシ", "アイ", "ナオキ", "ユウコ"]
+    readings = [f"{f} {g}" for f in families for g in given]
+    entities = []
+    for k in range(300):
+        code = f"{rng.randrange(100, 999)}-{rng.randrange(1000, 9999)}"
+        written = (code, f"〒{code}", code.replace("-", ""))[k % 3]
+        entities.append(
+            _entity(
+                f"j{k}",
+                "x",
+                "Person",
+                {
+                    "フリガナ": rng.choice(readings) if k % 7 else "やまだ たろう",
+                    "住所": f"東京都新宿区西新宿{rng.randint(1, 5)}-{rng.randint(1, 30)}",
+                    "郵便番号": written,
+                    "電話番号": f"090{rng.randrange(10**7, 10**8)}",
+                },
+            )
+        )
+    kinds = {f.name: f.kind for f in detect_fields(entities).used}
+    assert kinds["フリガナ"] is FieldKind.PERSON_NAME
+    assert kinds["住所"] is FieldKind.ADDRESS
+    assert kinds["郵便番号"] is FieldKind.POSTCODE
+    assert kinds["電話番号"] is FieldKind.PHONE
+    pair = [
+        _entity(f"z{k}", "x", "Person", {"zip": z})
+        for k, z in enumerate(["〒123-4567", "1234567", "123-4568"])
+    ]
+    spec = next(s for s in detect_fields(entities).used if s.name == "郵便番号")
+    (column,) = build_columns(pair, [dataclasses.replace(spec, name="zip", sources=("zip",))])
+    exact = len(LEVELS[FieldKind.POSTCODE])
+    same, other = compare(column, np.asarray([0, 0]), np.asarray([1, 2])).tolist()
+    assert same == exact
+    assert 0 < other < exact
+
+
+def test_a_japanese_name_in_either_kana_or_a_variant_kanji_is_one_name() -> None:
+    """Catches kana and kanji compared character by character: a reading in hiragana
+    ("やまざき"), in half-width katakana ("ﾔﾏｻﾞｷ", as old systems write it) and in
+    katakana are one reading, all "yamazaki" as a passport spells it; and a register's
+    old kanji (髙橋, 山﨑, 齋藤) is the family name its common form writes."""
+    from redstring.consolidation.names import raw_tokens
+
+    spelt = ["ヤマザキ ヒロシ", "やまざき ひろし", "ﾔﾏｻﾞｷ ﾋﾛｼ", "YAMAZAKI HIROSHI"]
+    assert {tuple(raw_tokens(s)) for s in spelt} == {("yamazaki", "hiroshi")}
+    assert raw_tokens("キョウコ ショウタ ハットリ") == ["kyouko", "shouta", "hattori"]
+    assert raw_tokens("髙橋 浩") == raw_tokens("高橋 浩")
+    assert raw_tokens("山﨑") == raw_tokens("山崎")
+    assert raw_tokens("齋藤") == raw_tokens("斉藤") == raw_tokens("斎藤")
+    assert raw_tokens("佐藤") != raw_tokens("斎藤")
