@@ -74,6 +74,7 @@ import sys
 import tempfile
 import threading
 import time
+import unicodedata
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -124,6 +125,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-es": [10000],
     "people-ru": [10000],
     "people-ar": [10000],
+    "people-jp": [10000],
     "people-export": [1000, 5000],
     "people-eu": [5000],
     "people-registry": [5000],
@@ -842,6 +844,55 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             "city",
             [cl.ExactMatch("gender")],
         )
+    if kind == "people-jp":
+        # A Splink user splits 氏名 at its space (half- or full-width; a name written
+        # without one is all family name, as it would be for them), brings the
+        # reading to full-width katakana and the dates, era ones too, to ISO, the
+        # phone and postcode to their digits (done here, to its favour), and
+        # compares the address as a string.
+        given, family, reading = [], [], []
+        for row in records.rows:
+            words = row["氏名"].replace("\u3000", " ").lower().split()
+            family.append(_clean(words[0]) if words else None)
+            given.append(_clean(" ".join(words[1:])) if len(words) > 1 else None)
+            kana = unicodedata.normalize("NFKC", row["フリガナ"])
+            reading.append(_clean("".join(_katakana(c) for c in kana)))
+        frame = {
+            "unique_id": ids,
+            "given_name": given,
+            "family_name": family,
+            "reading": reading,
+            "dob": _column(records, "生年月日", _jp_iso),
+            "phone": _column(records, "電話番号", _without_country_code("81", 10)),
+            "postcode": _column(records, "郵便番号", _digits),
+            "address": _column(records, "住所", lambda t: _clean(unicodedata.normalize("NFKC", t))),
+            "sex": _column(records, "性別", lambda text: _clean(text[:1])),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [
+                    block_on("given_name", "family_name"),
+                    block_on("reading"),
+                    block_on("family_name", "dob"),
+                    block_on("phone"),
+                    block_on("dob", "postcode"),
+                ],
+                [
+                    cl.NameComparison("given_name").configure(term_frequency_adjustments=True),
+                    cl.NameComparison("family_name").configure(term_frequency_adjustments=True),
+                    cl.JaroWinklerAtThresholds("reading", [0.95, 0.88]),
+                    cl.DateOfBirthComparison("dob", input_is_string=True),
+                    cl.LevenshteinAtThresholds("phone", [1, 2]),
+                    # Seven digits: no UK-style area or district inside to compare.
+                    cl.ExactMatch("postcode"),
+                    cl.JaroWinklerAtThresholds("address", [0.9, 0.7]),
+                    cl.ExactMatch("sex"),
+                ],
+            ),
+            [block_on("phone"), block_on("reading", "dob")],
+            [block_on("reading"), block_on("dob")],
+        )
     if kind == "people-eu":
         # "FAMILY Given": a Splink user splits the capitals off as the family name and
         # parses the German date (done here, to its favour), then compares as the docs
@@ -1255,6 +1306,29 @@ def _ar_mobile(text: str) -> str | None:
     if digits and digits.startswith("966") and len(digits) == 12:
         return digits[3:]
     return digits[1:] if digits and len(digits) == 10 and digits[0] == "0" else digits
+
+
+#: Japanese eras by their kanji and initial: the Gregorian year before their first.
+_JP_ERA_YEARS = {"平成": 1988, "H": 1988, "昭和": 1925, "S": 1925, "大正": 1911, "T": 1911}
+
+
+def _jp_iso(text: str) -> str | None:
+    """people-jp's dates ("1985/03/07", "1985年3月7日", "1985-03-07", "昭和60年3月7日",
+    "S60.3.7") as ISO."""
+    text = text.strip()
+    if match := re.fullmatch(r"(平成|昭和|大正)(\d+|元)年(\d{1,2})月(\d{1,2})日", text):
+        year = _JP_ERA_YEARS[match[1]] + (1 if match[2] == "元" else int(match[2]))
+        return _iso(match[4], match[3], str(year))
+    if match := re.fullmatch(r"([HST])(\d+)\.(\d{1,2})\.(\d{1,2})", text):
+        return _iso(match[4], match[3], str(_JP_ERA_YEARS[match[1]] + int(match[2])))
+    if match := re.fullmatch(r"(\d{4})[-/年](\d{1,2})[-/月](\d{1,2})日?", text):
+        return _iso(match[3], match[2], match[1])
+    return None
+
+
+def _katakana(c: str) -> str:
+    """A hiragana letter as its katakana (0x60 code points higher), any other as is."""
+    return chr(ord(c) + 0x60) if "ぁ" <= c <= "ゖ" else c
 
 
 def _national_digits(value: str) -> str | None:

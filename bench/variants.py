@@ -96,6 +96,22 @@ Sets (columns exactly as a user's CSV would hold them):
     (ten digits, 1 or 2 first, a Luhn digit last; the codes' typos, a further 20%
     missing); ``mobile`` (one per identity, three layouts, 20% missing); ``city``
     (one per identity, some with two spellings: Makkah / Mecca); ``gender``.
+``people-jp`` (same source's identities and copies; ``--id-column 会員番号
+    --name-column 氏名``): a Japanese member register, headers in Japanese. ``会員番号``;
+    ``氏名``: a family name drawn by how many people hold it (佐藤 about 4%) and a
+    given name (some two share a reading: 浩 and 博 are both ヒロシ), written "山崎 浩"
+    (45%), "山崎浩" (25%), with a full-width space (10%) or again spaced (10%), in
+    passport romaji "YAMAZAKI HIROSHI" (5%) or given name first in romaji (5%); 15% of
+    the copies of a family name with an old or variant kanji (髙橋, 齋藤, 山﨑) write
+    that one; ``フリガナ``, the name's reading, in katakana (55%), half-width katakana
+    (15%), hiragana (10%) or missing; ``生年月日`` (the source copy's date, its year moved
+    into 1920-2005 one year to one year so that era dates occur) as YYYY/MM/DD (40%),
+    "1985年3月7日" (25%), YYYY-MM-DD (10%), in the era calendar "昭和60年3月7日" (20%)
+    or abbreviated "S60.3.7" (5%); ``電話番号`` (one mobile per identity, three layouts,
+    20% missing); ``郵便番号`` as "123-4567", "〒123-4567" or "1234567" (10% missing);
+    ``住所`` (prefecture, city, district and block numbers, 8% of copies the
+    identity's other address; "2-8-1", "2丁目8番1号", without the prefecture or in
+    full-width digits; 10% missing); ``性別`` as 男/女 or 男性/女性.
 ``people-eu`` (same source; ``--id-column Kennung --name-column Name``): a German
     contact export, headers in German: ``Kennung``; ``Name`` as "FAMILY Given Middle"
     (the family name first, in capitals, as an identity card prints it);
@@ -1613,6 +1629,233 @@ def people_ar(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("people-ar", "Person", "person_id", "full_name", rows, gold)
 
 
+#: Japanese family names, roughly by how many people hold them: (kanji, reading in
+#: katakana, passport romaji, weight, the older or variant kanji some records keep:
+#: 髙橋 for 高橋, 齋藤 for 斎藤).
+JP_FAMILY_NAMES = (
+    ("佐藤", "サトウ", "SATO", 19, ()), ("鈴木", "スズキ", "SUZUKI", 18, ()),
+    ("高橋", "タカハシ", "TAKAHASHI", 14, ("髙橋",)), ("田中", "タナカ", "TANAKA", 13, ()),
+    ("伊藤", "イトウ", "ITO", 11, ()), ("渡辺", "ワタナベ", "WATANABE", 11, ("渡邊", "渡邉")),
+    ("山本", "ヤマモト", "YAMAMOTO", 11, ()), ("中村", "ナカムラ", "NAKAMURA", 10, ()),
+    ("小林", "コバヤシ", "KOBAYASHI", 10, ()), ("加藤", "カトウ", "KATO", 9, ()),
+    ("吉田", "ヨシダ", "YOSHIDA", 8, ()), ("山田", "ヤマダ", "YAMADA", 8, ()),
+    ("佐々木", "ササキ", "SASAKI", 7, ()), ("山口", "ヤマグチ", "YAMAGUCHI", 6, ()),
+    ("松本", "マツモト", "MATSUMOTO", 6, ()), ("井上", "イノウエ", "INOUE", 6, ()),
+    ("木村", "キムラ", "KIMURA", 6, ()), ("林", "ハヤシ", "HAYASHI", 5, ()),
+    ("斎藤", "サイトウ", "SAITO", 5, ("齋藤", "齊藤", "斉藤")),
+    ("清水", "シミズ", "SHIMIZU", 5, ()),
+    ("山崎", "ヤマザキ", "YAMAZAKI", 5, ("山﨑",)), ("森", "モリ", "MORI", 5, ()),
+    ("池田", "イケダ", "IKEDA", 4, ()), ("橋本", "ハシモト", "HASHIMOTO", 4, ()),
+    ("阿部", "アベ", "ABE", 4, ()), ("石川", "イシカワ", "ISHIKAWA", 4, ()),
+    ("山下", "ヤマシタ", "YAMASHITA", 4, ()), ("中島", "ナカジマ", "NAKAJIMA", 4, ("中嶋",)),
+    ("石井", "イシイ", "ISHII", 3, ()), ("小川", "オガワ", "OGAWA", 3, ()),
+    ("前田", "マエダ", "MAEDA", 3, ()), ("岡田", "オカダ", "OKADA", 3, ()),
+    ("長谷川", "ハセガワ", "HASEGAWA", 3, ()), ("藤田", "フジタ", "FUJITA", 3, ()),
+    ("後藤", "ゴトウ", "GOTO", 3, ()), ("近藤", "コンドウ", "KONDO", 3, ()),
+    ("村上", "ムラカミ", "MURAKAMI", 3, ()), ("遠藤", "エンドウ", "ENDO", 3, ()),
+    ("青木", "アオキ", "AOKI", 3, ()), ("坂本", "サカモト", "SAKAMOTO", 3, ()),
+    ("広瀬", "ヒロセ", "HIROSE", 1, ("廣瀬",)), ("沢田", "サワダ", "SAWADA", 1, ("澤田",)),
+    ("浜田", "ハマダ", "HAMADA", 1, ("濱田",)), ("桜井", "サクライ", "SAKURAI", 1, ("櫻井",)),
+)  # fmt: skip
+#: Given names, men's and women's: (kanji, reading, romaji, weight). Some readings
+#: are shared by two names (浩 and 博 are both ヒロシ).
+JP_GIVEN_NAMES = {
+    "male": (
+        ("太郎", "タロウ", "TARO", 6), ("一郎", "イチロウ", "ICHIRO", 5),
+        ("健太", "ケンタ", "KENTA", 6), ("翔太", "ショウタ", "SHOTA", 6),
+        ("大輔", "ダイスケ", "DAISUKE", 6), ("拓也", "タクヤ", "TAKUYA", 5),
+        ("直樹", "ナオキ", "NAOKI", 5), ("浩", "ヒロシ", "HIROSHI", 5),
+        ("博", "ヒロシ", "HIROSHI", 4), ("誠", "マコト", "MAKOTO", 5),
+        ("隆", "タカシ", "TAKASHI", 5), ("健一", "ケンイチ", "KENICHI", 4),
+        ("和夫", "カズオ", "KAZUO", 4), ("茂", "シゲル", "SHIGERU", 4),
+        ("清", "キヨシ", "KIYOSHI", 4), ("進", "ススム", "SUSUMU", 3),
+        ("修", "オサム", "OSAMU", 3), ("勇", "イサム", "ISAMU", 3),
+    ),
+    "female": (
+        ("花子", "ハナコ", "HANAKO", 4), ("陽子", "ヨウコ", "YOKO", 6),
+        ("恵子", "ケイコ", "KEIKO", 6), ("京子", "キョウコ", "KYOKO", 5),
+        ("幸子", "サチコ", "SACHIKO", 5), ("美穂", "ミホ", "MIHO", 4),
+        ("愛", "アイ", "AI", 4), ("由美", "ユミ", "YUMI", 5),
+        ("真由美", "マユミ", "MAYUMI", 4), ("裕子", "ユウコ", "YUKO", 5),
+        ("優子", "ユウコ", "YUKO", 4), ("明美", "アケミ", "AKEMI", 4),
+        ("美咲", "ミサキ", "MISAKI", 4), ("久美子", "クミコ", "KUMIKO", 4),
+        ("直子", "ナオコ", "NAOKO", 4), ("智子", "トモコ", "TOMOKO", 5),
+    ),
+}  # fmt: skip
+#: Prefecture, city or ward, and district, per identity's address.
+JP_PLACES = (
+    ("東京都", "新宿区", "西新宿"), ("東京都", "世田谷区", "三軒茶屋"),
+    ("大阪府", "大阪市北区", "梅田"),
+    ("愛知県", "名古屋市中区", "栄"), ("北海道", "札幌市中央区", "大通西"),
+    ("福岡県", "福岡市博多区", "博多駅前"), ("神奈川県", "横浜市西区", "高島"),
+    ("京都府", "京都市左京区", "下鴨"), ("兵庫県", "神戸市中央区", "三宮町"),
+    ("宮城県", "仙台市青葉区", "一番町"), ("広島県", "広島市中区", "紙屋町"),
+    ("埼玉県", "さいたま市大宮区", "桜木町"),
+)  # fmt: skip
+#: Eras (the gengō) of the years people-jp's birth dates fall in: name, Latin-letter
+#: initial as forms abbreviate it ("S60.3.7"), first day.
+JP_ERAS = (
+    ("平成", "H", (1989, 1, 8)),
+    ("昭和", "S", (1926, 12, 25)),
+    ("大正", "T", (1912, 7, 30)),
+)
+_FULL_WIDTH_DIGITS = str.maketrans("0123456789-", "０１２３４５６７８９－")
+
+
+def _half_width_table() -> dict[str, str]:
+    """Full-width katakana and sound marks to half-width ones (ｻﾄｳ), the inverse of
+    what NFKC does to the half-width block."""
+    table = {}
+    for code in range(0xFF66, 0xFFA0):
+        half = chr(code)
+        full = unicodedata.normalize("NFKC", half)
+        if len(full) == 1:
+            table[full] = half
+    table["\u3099"], table["\u309a"] = "ﾞ", "ﾟ"  # combining voiced / semi-voiced marks
+    return table
+
+
+_HALF_WIDTH = _half_width_table()
+
+
+def half_width(katakana: str) -> str:
+    """Katakana as an old system or a form's narrow field writes it ("ｻﾄｳ ﾀﾛｳ")."""
+    return "".join(
+        _HALF_WIDTH.get(c, c) for c in unicodedata.normalize("NFD", katakana.replace("　", " "))
+    )
+
+
+def hiragana(katakana: str) -> str:
+    """Katakana in hiragana (the same sounds, 0x60 code points lower)."""
+    return "".join(chr(ord(c) - 0x60) if "ァ" <= c <= "ヶ" else c for c in katakana)
+
+
+def jp_era_date(year: int, month: int, day: int, short: bool) -> str | None:
+    """A date in the Japanese era calendar ("昭和60年3月7日", short "S60.3.7"); the
+    first year of an era is 元年. None before 大正."""
+    for era, initial, start in JP_ERAS:
+        if (year, month, day) >= start:
+            number = year - start[0] + 1
+            if short:
+                return f"{initial}{number}.{month}.{day}"
+            return f"{era}{'元' if number == 1 else number}年{month}月{day}日"
+    return None
+
+
+def people_jp(source: list[dict[str, str]], seed: int) -> RecordSet:
+    """people-parts' identities as a Japanese member register (see the module
+    docstring)."""
+    families = [(*f[:3], f[4]) for f in JP_FAMILY_NAMES]
+    family_weights = [f[3] for f in JP_FAMILY_NAMES]
+    genders: dict[str, Counter[str]] = {}
+    for row in source:
+        genders.setdefault(row["cluster"], Counter())[row["gender"]] += 1
+    rows, gold = [], []
+    for number, row in enumerate(source):
+        identity, r = row["cluster"], rng(seed, "jp", row["unique_id"])
+        facts = rng(seed, "jp-identity", identity)
+        usual = genders[identity].most_common(1)[0][0]
+        sex = usual if usual in JP_GIVEN_NAMES else facts.choice(("male", "female"))
+        pool = JP_GIVEN_NAMES[sex]
+        kanji, reading, romaji, variants = facts.choices(families, family_weights)[0]
+        given, given_reading, given_romaji, _ = facts.choices(pool, [g[3] for g in pool])[0]
+        mobile = f"0{facts.choice('789')}0" + "".join(str(facts.randint(0, 9)) for _ in range(8))
+        postcode = f"{facts.randrange(100, 1000)}{facts.randrange(0, 10000):04d}"
+        homes = [
+            (
+                facts.choice(JP_PLACES),
+                facts.randint(1, 5),
+                facts.randint(1, 30),
+                facts.randint(1, 20),
+            )
+            for _ in range(2)
+        ]
+        if variants and r.random() < 0.15:
+            kanji = r.choice(variants)
+        layout = r.random()
+        name = (
+            f"{kanji} {given}"
+            if layout < 0.45
+            else f"{kanji}{given}"
+            if layout < 0.70
+            else f"{kanji}　{given}"
+            if layout < 0.80
+            else f"{kanji} {given}"
+            if layout < 0.90
+            else f"{romaji} {given_romaji}"
+            if layout < 0.95
+            else f"{given_romaji.title()} {romaji.title()}"
+        )
+        spoken = f"{reading} {given_reading}"
+        style = r.random()
+        kana = (
+            spoken
+            if style < 0.55
+            else half_width(spoken)
+            if style < 0.70
+            else hiragana(spoken)
+            if style < 0.80
+            else ""
+        )
+        date = split_date(row["dob"])
+        written = ""
+        if date:
+            day, month, year = date
+            # Moved into 1920-2005, one year to one year, so the era forms occur.
+            year = 1920 + (year - 1000) % 86
+            layout = r.random()
+            era = jp_era_date(year, month, day, short=layout >= 0.95) if layout >= 0.75 else None
+            written = era or (
+                f"{year}/{month:02d}/{day:02d}"
+                if layout < 0.40
+                else f"{year}年{month}月{day}日"
+                if layout < 0.65
+                else f"{year}-{month:02d}-{day:02d}"
+            )
+        phone = mobile_copy(
+            mobile,
+            r,
+            lambda d: f"{d[:3]}-{d[3:7]}-{d[7:]}",
+            lambda d: f"+81 {d[1:3]}-{d[3:7]}-{d[7:]}",
+        )
+        (prefecture, city, district), chome, ban, go = homes[1 if r.random() < 0.08 else 0]
+        form = r.random()
+        address = (
+            f"{prefecture}{city}{district}{chome}-{ban}-{go}"
+            if form < 0.50
+            else f"{prefecture}{city}{district}{chome}丁目{ban}番{go}号"
+            if form < 0.75
+            else f"{city}{district}{chome}-{ban}-{go}"
+            if form < 0.90
+            else f"{prefecture}{city}{district}"
+            + f"{chome}-{ban}-{go}".translate(_FULL_WIDTH_DIGITS)
+        )
+        code = f"{postcode[:3]}-{postcode[3:]}"
+        zip_form = r.random()
+        rows.append(
+            {
+                "会員番号": f"jp{number:06d}",
+                "氏名": name,
+                "フリガナ": kana,
+                "生年月日": written,
+                "電話番号": phone,
+                "郵便番号": ""
+                if zip_form < 0.1
+                else code
+                if zip_form < 0.65
+                else f"〒{code}"
+                if zip_form < 0.85
+                else postcode,
+                "住所": "" if r.random() < 0.1 else address,
+                "性別": ("男" if sex == "male" else "女")
+                if r.random() < 0.8
+                else ("男性" if sex == "male" else "女性"),
+            }
+        )
+        gold.append(identity)
+    return RecordSet("people-jp", "Person", "会員番号", "氏名", rows, gold)
+
+
 def listing_name(raw: str, r: random.Random) -> str:
     name = raw.strip(" *")
     if r.random() < 0.25:
@@ -2434,6 +2677,7 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
         "people-es",
         "people-ru",
         "people-ar",
+        "people-jp",
         "people-homes",
         "people-forms",
         "people-export",
@@ -2467,6 +2711,8 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
             return people_ru(source, seed)
         if name == "people-ar":
             return people_ar(source, seed)
+        if name == "people-jp":
+            return people_jp(source, seed)
         if name == "people-registry":
             return people_registry(source, seed)
         if name == "people-homes":
@@ -2514,6 +2760,7 @@ SETS = (
     "people-es",
     "people-ru",
     "people-ar",
+    "people-jp",
     "people-export",
     "people-eu",
     "people-registry",

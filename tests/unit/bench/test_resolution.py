@@ -895,3 +895,48 @@ def test_gulf_register_spells_one_name_chain_and_one_checked_national_id() -> No
     assert v.luhn_digit("7992739871") == "3"
     dates = [row["date_of_birth"] for row in ar.rows if row["date_of_birth"]]
     assert all(re.fullmatch(r"\d{2}/\d{2}/\d{4}|\d{4}-\d{2}-\d{2}", d) for d in dates)
+
+
+def test_japanese_register_writes_one_name_and_reading_and_era_dates() -> None:
+    """Catches a name, reading or phone drawn per record (no signal), a reading that
+    is not the name's, a half-width or hiragana reading that is not the katakana one,
+    or a date layout the set does not document."""
+    import unicodedata
+
+    source = many_people()
+    jp = v.people_jp(source, seed=5)
+    assert list(jp.rows[0]) == [
+        "会員番号", "氏名", "フリガナ", "生年月日", "電話番号", "郵便番号", "住所", "性別",
+    ]  # fmt: skip
+    kanji_of = {f[0]: f for f in v.JP_FAMILY_NAMES} | {
+        variant: f for f in v.JP_FAMILY_NAMES for variant in f[4]
+    }
+    for _, rows in members_of(jp).items():
+        katakana = {
+            "".join(
+                chr(ord(c) + 0x60) if "ぁ" <= c <= "ゖ" else c
+                for c in unicodedata.normalize("NFKC", row["フリガナ"])
+            )
+            for row in rows
+            if row["フリガナ"]
+        }
+        assert len(katakana) <= 1, katakana  # one reading, however written
+        for row in rows:
+            name = row["氏名"].replace("\u3000", " ")
+            if name.isascii():
+                continue
+            family = next(f for k, f in kanji_of.items() if name.startswith(k))
+            assert not katakana or next(iter(katakana)).startswith(family[1]), (name, katakana)
+        phones = {re.sub(r"\D", "", row["電話番号"])[-10:] for row in rows if row["電話番号"]}
+        assert len(phones) <= 2  # one number, now and then a digit wrong
+    assert v.half_width("サトウ ガ") == "ｻﾄｳ ｶﾞ"
+    assert v.hiragana("サトウ") == "さとう"
+    assert v.jp_era_date(1985, 3, 7, short=False) == "昭和60年3月7日"
+    assert v.jp_era_date(1989, 1, 8, short=False) == "平成元年1月8日"
+    assert v.jp_era_date(1989, 1, 7, short=True) == "S64.1.7"
+    dates = [row["生年月日"] for row in jp.rows if row["生年月日"]]
+    layouts = (
+        r"\d{4}/\d{2}/\d{2}|\d{4}年\d{1,2}月\d{1,2}日|\d{4}-\d{2}-\d{2}"
+        r"|(大正|昭和|平成)(元|\d{1,2})年\d{1,2}月\d{1,2}日|[TSH]\d{1,2}\.\d{1,2}\.\d{1,2}"
+    )
+    assert all(re.fullmatch(layouts, d) for d in dates)
