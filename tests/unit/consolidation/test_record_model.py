@@ -3650,8 +3650,10 @@ def test_japanese_column_names_and_readings_say_what_they_hold() -> None:
     from redstring.consolidation.comparisons import LEVELS, build_columns, compare
 
     rng = random.Random(5)
-    families = ["ヤマダ", "サトウ", "スズキ", "タナカ", "イトウ", "ワタナベ", "ナカムラ", "コバヤシ"]
-    given = ["タロウ", "ハナコ", "ケンタ", "ユミ", "マコト", "ヒロシ", "アイ", "ナオキ", "ユウコ"]
+    families = [
+        "ヤマダ", "サトウ", "スズキ", "タナカ", "イトウ", "ワタナベ", "ナカムラ", "コバヤシ",
+    ]  # fmt: skip
+    given = ["タロウ", "ハナコ", "ケンタ", "ユミ", "マコト", "ヒロシ", "アイ", "ナオキ"]
     readings = [f"{f} {g}" for f in families for g in given]
     entities = []
     for k in range(300):
