@@ -91,6 +91,7 @@ from variants import (
     FEBRL_SETS,
     FODORS_ZAGAT_ENV,
     FODORS_ZAGAT_HOW,
+    IN_MONTHS,
     RU_MONTHS,
     SETS,
     RecordSet,
@@ -125,6 +126,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-es": [10000],
     "people-ru": [10000],
     "people-ar": [10000],
+    "people-in": [10000],
     "people-jp": [10000],
     "people-export": [1000, 5000],
     "people-eu": [5000],
@@ -893,6 +895,49 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             [block_on("phone"), block_on("reading", "dob")],
             [block_on("reading"), block_on("dob")],
         )
+    if kind == "people-in":
+        # A Splink user takes the last word as the family name and the first word that
+        # is not an initial as the given name, the same for the father's name, its
+        # "S/O " / "D/O " cut off (the father's family name is the person's, already
+        # compared). What goes wrong goes wrong for them too: a southern name without
+        # a family name gives its given name ("K. Ramesh") or its initial ("Ramesh
+        # K") as the family name, and "Ramesh Krishnan" the father's name; "Sharma
+        # Ramesh" swaps the two; "R. K. Sharma" gives the family name as the given
+        # name; a woman of a Singh family is "Kaur" in some copies; "Gurgaon" is not
+        # "Gurugram". Dates to ISO, the Aadhaar number to its digits (a masked "XXXX
+        # XXXX 9012" to nothing: its last four would sit within two edits of other
+        # people's), the mobile to its ten national digits, the gender to M/F (done
+        # here, to its favour).
+        given, family, father = [], [], []
+        for row in records.rows:
+            words = [w.strip(".") for w in row["name"].lower().split()]
+            named = [w for w in words if len(w) > 1]
+            given.append(_clean(named[0]) if named else None)
+            family.append(_clean(words[-1]) if len(words) > 1 else None)
+            text = re.sub(r"^[sd]/o\s+", "", row["father_name"].lower())
+            named = [w.strip(".") for w in text.split() if len(w.strip(".")) > 1]
+            father.append(_clean(named[0]) if named else None)
+        frame = {
+            "unique_id": ids,
+            "given_name": given,
+            "family_name": family,
+            "father_name": father,
+            "dob": _column(records, "dob", _in_iso),
+            "aadhaar": _column(records, "aadhaar", lambda t: None if "X" in t else _digits(t)),
+            "mobile": _column(records, "mobile", _in_mobile),
+            "district": _column(records, "district"),
+            "pincode": _column(records, "pincode"),
+            "gender": _column(records, "gender", lambda text: _clean(text[:1])),
+        }
+        return registered_people(
+            frame,
+            ("given_name", "family_name", "father_name"),
+            cl.DateOfBirthComparison("dob", input_is_string=True),
+            "aadhaar",
+            "mobile",
+            "district",
+            [cl.ExactMatch("pincode"), cl.ExactMatch("gender")],
+        )
     if kind == "people-eu":
         # "FAMILY Given": a Splink user splits the capitals off as the family name and
         # parses the German date (done here, to its favour), then compares as the docs
@@ -1306,6 +1351,25 @@ def _ar_mobile(text: str) -> str | None:
     if digits and digits.startswith("966") and len(digits) == 12:
         return digits[3:]
     return digits[1:] if digits and len(digits) == 10 and digits[0] == "0" else digits
+
+
+def _in_iso(text: str) -> str | None:
+    """people-in's dates ("07-03-1985", "07/03/1985", "07-Mar-1985") as ISO."""
+    text = text.strip().lower()
+    if match := re.fullmatch(r"(\d{1,2})[-/](\d{1,2})[-/](\d{4})", text):
+        return _iso(match[1], match[2], match[3])
+    months = [m.lower() for m in IN_MONTHS]
+    if match := re.fullmatch(rf"(\d{{1,2}})-({'|'.join(months)})-(\d{{4}})", text):
+        return _iso(match[1], str(months.index(match[2]) + 1), match[3])
+    return None
+
+
+def _in_mobile(text: str) -> str | None:
+    """An Indian mobile's ten national digits, a 91 (+91) or a 0 in front dropped."""
+    digits = _digits(text)
+    if digits and len(digits) == 12 and digits.startswith("91"):
+        return digits[2:]
+    return digits[1:] if digits and len(digits) == 11 and digits[0] == "0" else digits
 
 
 #: Japanese eras by their kanji and initial: the Gregorian year before their first.

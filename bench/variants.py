@@ -112,6 +112,33 @@ Sets (columns exactly as a user's CSV would hold them):
     ``住所`` (prefecture, city, district and block numbers, 8% of copies the
     identity's other address; "2-8-1", "2丁目8番1号", without the prefecture or in
     full-width digits; 10% missing); ``性別`` as 男/女 or 男性/女性.
+``people-in`` (same source's identities and copies; ``--id-column applicant_id
+    --name-column name``): an Indian voter / applicant register in Latin letters, names
+    nobody tuned for. ``applicant_id``; ``name``: named the north's way (60% of
+    identities: a given name, a middle name for 35% -- "Kumar", "Prasad"; "Devi",
+    "Kumari" for women --, a family name, Singh about a tenth; a woman of a Singh
+    family is "Kaur" in half of them; 14% of identities, in either half, have Muslim
+    names -- Mohammed a fifth of their men's, "Mohd.", "Md."; Khan, Ansari -- and no
+    middle name), written in full (45%), without the middle name
+    (20%), with initials "R. K. Sharma" (10%), family name first (10%), in capitals
+    (10%) or without the family name (5%); or the south's (an initial, the father's
+    given name's, before the given name, and a family name -- Reddy, Rao, Nair -- for
+    30%), written "K. Ramesh" (45%), "Ramesh K" (15%), "K Ramesh" (15%), the initial
+    spelt out "Ramesh Krishnan" (10%), "RAMESH K." (10%) or "K.Ramesh"; each name spelt
+    the identity's own way in three copies of four and any of its registered spellings
+    otherwise ("Lakshmi", "Laxmi"; "Mohammed", "Mohd.", "Md."); 5% a typo;
+    ``father_name`` (20% empty): the father's given name with the north's middle and
+    family name or the south's initial, in full (60%), shorter (20%), with initials
+    (10%, north; capitals in the south) or in capitals, 15% after "S/O " or "D/O ";
+    ``dob`` (the source copy's date) DD-MM-YYYY (55%), DD/MM/YYYY (30%) or
+    "07-Mar-1985"; ``aadhaar`` (twelve digits, 2-9 first, a Verhoeff digit last; 30%
+    of copies without it, the rest with the codes' typos, written in groups of four
+    (55%), bare (35%) or masked "XXXX XXXX 9012"); ``mobile`` (one per identity, 6-9
+    first, three layouts, 20% missing); ``pincode`` (one per identity, its district's
+    first three digits; 10% missing); ``district`` (one of 22 per identity, of its
+    half of the country, some with an older spelling in one copy of eight: Bangalore,
+    Bombay, Madras, Calcutta, Gurgaon; 10% missing); ``gender`` as M/F or Male/Female
+    (5% missing).
 ``people-eu`` (same source; ``--id-column Kennung --name-column Name``): a German
     contact export, headers in German: ``Kennung``; ``Name`` as "FAMILY Given Middle"
     (the family name first, in capitals, as an identity card prints it);
@@ -1629,6 +1656,325 @@ def people_ar(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("people-ar", "Person", "person_id", "full_name", rows, gold)
 
 
+#: Indian (Hindu) given names in Latin letters, men's and women's, each with the
+#: spellings registers use for it (the commonest first) and how common it is in the
+#: north and in the south: the two halves of the country name their children
+#: differently.
+IN_GIVEN_NAMES = {
+    "male": (
+        (("Ramesh",), 6, 6), (("Suresh",), 6, 6), (("Rajesh",), 7, 4), (("Mahesh",), 4, 3),
+        (("Amit",), 8, 1), (("Sunil",), 6, 2), (("Anil",), 6, 3), (("Vijay", "Vijai"), 5, 4),
+        (("Sanjay", "Sanjai"), 6, 1), (("Manoj",), 5, 2), (("Rakesh",), 5, 1),
+        (("Srinivas", "Shrinivas", "Srinivasa", "Sreenivas"), 1, 8),
+        (("Venkatesh", "Venkatesa"), 0, 6), (("Krishna",), 2, 5), (("Ravi",), 3, 5),
+        (("Ashok", "Asok"), 4, 2), (("Santosh", "Santhosh"), 4, 4), (("Deepak", "Dipak"), 5, 1),
+        (("Rahul",), 6, 2), (("Prakash",), 4, 4), (("Mukesh",), 4, 0), (("Dinesh",), 4, 3),
+        (("Ajay", "Ajai"), 5, 1), (("Ravindra", "Rabindra", "Ravinder"), 3, 1),
+        (("Gopal",), 3, 2), (("Murugan", "Murugesan"), 0, 4), (("Senthil",), 0, 3),
+        (("Karthik", "Karthick", "Kartik"), 2, 4), (("Anand",), 2, 3),
+        (("Raju",), 3, 4), (("Naresh",), 3, 2), (("Pankaj",), 3, 0),
+    ),
+    "female": (
+        (("Sunita", "Suneeta", "Sunitha"), 6, 2), (("Anita", "Aneeta", "Anitha"), 6, 2),
+        (("Lakshmi", "Laxmi", "Lakshmy"), 3, 8), (("Priya",), 5, 5), (("Pooja", "Puja"), 6, 2),
+        (("Rekha", "Reka"), 4, 3), (("Kavita", "Kavitha"), 4, 4),
+        (("Geeta", "Gita", "Geetha"), 4, 2), (("Meena", "Mina"), 4, 3),
+        (("Savita", "Savitha"), 4, 1),
+        (("Sarita",), 3, 0), (("Usha",), 3, 3), (("Asha",), 3, 2), (("Neha",), 4, 1),
+        (("Radha",), 2, 3), (("Saroja",), 0, 3), (("Shanti", "Shanthi"), 2, 3),
+        (("Suman",), 3, 0), (("Renu",), 3, 0), (("Anjali",), 3, 1),
+        (("Divya", "Dhivya"), 2, 4), (("Jyoti", "Jyothi"), 4, 2), (("Manju", "Manjula"), 2, 2),
+    ),
+}  # fmt: skip
+#: North Indian family names with their spellings, roughly by how many people hold them
+#: (Singh about a tenth: namesakes are many); a Singh family's women are often Kaur.
+IN_SURNAMES = (
+    (("Singh",), 65), (("Kumar",), 60), (("Sharma", "Sarma"), 50), (("Patel",), 35),
+    (("Yadav", "Yadava"), 30), (("Verma", "Varma"), 25), (("Gupta",), 25),
+    (("Shah",), 20), (("Mishra", "Misra"), 20), (("Das",), 20),
+    (("Choudhary", "Chaudhary", "Chowdhury"), 20), (("Pandey", "Pande"), 18), (("Jain",), 15),
+    (("Joshi",), 15), (("Agarwal", "Agrawal", "Aggarwal"), 15), (("Tiwari", "Tiwary"), 15),
+    (("Chauhan",), 12), (("Mehta",), 12), (("Thakur",), 12),
+    (("Srivastava", "Shrivastava"), 12), (("Dubey", "Dube"), 12), (("Shukla",), 12),
+    (("Prasad",), 12), (("Sinha",), 10), (("Rathore", "Rathod"), 10), (("Bhatt", "Bhat"), 10),
+    (("Saxena",), 8), (("Rajput",), 8), (("Desai",), 8), (("Pathak",), 8),
+    (("Garg",), 6), (("Bose", "Basu"), 6),
+    (("Ghosh",), 6), (("Mukherjee", "Mukherji"), 6), (("Chatterjee", "Chaterjee"), 5),
+    (("Trivedi",), 5), (("Kapoor", "Kapur"), 5), (("Arora",), 5), (("Saini",), 4),
+)  # fmt: skip
+#: Muslim given names, as `IN_GIVEN_NAMES` holds the others ("Mohammed" a fifth of
+#: men's names, written "Mohd." and "Md." too), and the north's Muslim family names.
+IN_MUSLIM_GIVEN_NAMES = {
+    "male": (
+        (("Mohammed", "Mohd.", "Md.", "Mohammad", "Muhammad"), 10, 10), (("Imran",), 4, 3),
+        (("Irfan",), 3, 3), (("Salman",), 3, 2), (("Arif", "Aarif"), 3, 2),
+        (("Rafiq", "Rafique"), 3, 3), (("Aslam",), 3, 2), (("Javed", "Javeed"), 3, 2),
+        (("Shahid",), 3, 2), (("Anwar",), 2, 3), (("Asif",), 3, 3), (("Faisal", "Faizal"), 2, 3),
+        (("Rehan", "Rihan"), 2, 2), (("Nawaz",), 2, 1),
+    ),
+    "female": (
+        (("Fatima", "Fathima", "Fatma"), 5, 5), (("Ayesha", "Aisha"), 4, 3), (("Shabana",), 3, 2),
+        (("Nazia",), 3, 1), (("Farzana",), 3, 2), (("Shaheen", "Shahin"), 3, 2),
+        (("Nasreen", "Nasrin"), 3, 2), (("Salma",), 3, 3), (("Zainab",), 2, 2),
+        (("Rukhsana",), 2, 1), (("Noorjahan", "Nurjahan"), 1, 2),
+    ),
+}  # fmt: skip
+IN_MUSLIM_SURNAMES = (
+    (("Khan",), 30), (("Ansari",), 12), (("Shaikh", "Sheikh"), 10), (("Ali",), 10),
+    (("Siddiqui", "Siddiqi"), 8), (("Malik",), 6), (("Qureshi", "Kureshi"), 6),
+    (("Syed", "Sayed"), 6), (("Pathan",), 4),
+)  # fmt: skip
+#: South Indian caste and family names some registers add after the given name.
+IN_SOUTH_SURNAMES = (
+    (("Reddy", "Reddi"), 10), (("Rao",), 10), (("Nair",), 8), (("Naidu",), 6),
+    (("Iyer", "Aiyar"), 5), (("Pillai", "Pillay"), 5), (("Gowda",), 5), (("Shetty", "Setty"), 5),
+    (("Menon",), 4),
+)  # fmt: skip
+#: Middle names of the north ("Ramesh Kumar Sharma"), men's and women's, by weight.
+IN_MIDDLE_NAMES = {
+    "male": (("Kumar", 10), ("Prasad", 3), ("Chandra", 2), ("Lal", 2), ("Nath", 1)),
+    "female": (("Devi", 6), ("Kumari", 5), ("Rani", 2)),
+}
+#: Districts by half of the country, each with the spellings registers use for it
+#: (the official one first) and the first three digits of its postal index numbers.
+IN_DISTRICTS = {
+    "north": (
+        (("New Delhi",), "110"), (("Gurugram", "Gurgaon"), "122"), (("Lucknow",), "226"),
+        (("Varanasi", "Benares"), "221"), (("Jaipur",), "302"), (("Ahmedabad",), "380"),
+        (("Mumbai", "Bombay"), "400"), (("Pune", "Poona"), "411"), (("Bhopal",), "462"),
+        (("Indore",), "452"), (("Patna",), "800"), (("Kolkata", "Calcutta"), "700"),
+        (("Ranchi",), "834"),
+    ),
+    "south": (
+        (("Bengaluru", "Bangalore"), "560"), (("Chennai", "Madras"), "600"),
+        (("Hyderabad",), "500"), (("Mysuru", "Mysore"), "570"), (("Coimbatore",), "641"),
+        (("Ernakulam",), "682"), (("Thiruvananthapuram", "Trivandrum"), "695"),
+        (("Visakhapatnam", "Vizag"), "530"), (("Madurai",), "625"),
+    ),
+}  # fmt: skip
+IN_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+#: The north's share of identities (the rest are named the southern way), and the
+#: share of identities, in either half, with Muslim names.
+IN_NORTH_SHARE = 0.6
+IN_MUSLIM_SHARE = 0.14
+
+
+def _dihedral(j: int, k: int) -> int:
+    """The product of two elements of the dihedral group of order 10, numbered 0-4 for
+    its rotations and 5-9 for its reflections (Verhoeff's scheme rests on it)."""
+    if j < 5:
+        return (j + k) % 5 if k < 5 else 5 + (j + k) % 5
+    return 5 + (j - k) % 5 if k < 5 else (j - k) % 5
+
+
+#: Verhoeff's permutation of the digits, applied once per position from the right.
+_VERHOEFF_STEP = (1, 5, 7, 6, 2, 8, 3, 0, 9, 4)
+
+
+def verhoeff_digit(body: str) -> str:
+    """The Verhoeff check digit of `body` (Aadhaar numbers end in one): it catches
+    every single wrong digit and every swap of two neighbours."""
+    check = 0
+    for position, digit in enumerate(reversed(body), start=1):
+        moved = int(digit)
+        for _ in range(position % 8):
+            moved = _VERHOEFF_STEP[moved]
+        check = _dihedral(check, moved)
+    return str(next(k for k in range(10) if _dihedral(check, k) == 0))
+
+
+def in_aadhaar(seed: int, identity: str) -> str:
+    """A twelve-digit Aadhaar number: 2-9 first, ten digits, a Verhoeff digit last."""
+    r = rng(seed, "in-aadhaar", identity)
+    body = str(r.randint(2, 9)) + "".join(r.choice("0123456789") for _ in range(10))
+    return body + verhoeff_digit(body)
+
+
+def _in_weighted(
+    pool: tuple[tuple[tuple[str, ...], int, int], ...], region: str, r: random.Random
+) -> tuple[str, ...]:
+    """A name's spellings from `pool`, drawn by how common it is in `region`."""
+    column = 1 if region == "north" else 2
+    return r.choices([entry[0] for entry in pool], [entry[column] for entry in pool])[0]
+
+
+def _in_middle(
+    pool: tuple[tuple[str, int], ...], share: float, family: str, r: random.Random
+) -> str:
+    """A north Indian middle name from `pool` for `share` of people, or none."""
+    drawn = r.choices([m for m, _ in pool], [w for _, w in pool])[0]
+    return drawn if r.random() < share and drawn != family else ""
+
+
+def _initials(*names: str) -> str:
+    return " ".join(f"{n[0]}." for n in names)
+
+
+def _in_name(
+    region: str, given: str, middle: str, family: str, father: str, r: random.Random
+) -> str:
+    """One copy's name as a register, a form or a list writes it (the module docstring's
+    rates): the north's "Ramesh Kumar Sharma", the south's "K. Ramesh" -- its initial
+    the father's given name, spelt out in some copies."""
+    roll = r.random()
+    if region == "north":
+        full = " ".join(w for w in (given, middle, family) if w)
+        if roll < 0.45:
+            return full
+        if roll < 0.65:
+            return f"{given} {family}"
+        if roll < 0.75:
+            return f"{_initials(given, *([middle] if middle else []))} {family}"
+        if roll < 0.85:
+            return " ".join(w for w in (family, given, middle) if w)
+        if roll < 0.95:
+            return full.upper()
+        return " ".join(w for w in (given, middle) if w) or given  # the family name left off
+    initial = father[0]
+    tail = f" {family}" if family else ""
+    if roll < 0.45:
+        return f"{initial}. {given}{tail}"
+    if roll < 0.60:
+        return f"{given}{tail} {initial}"
+    if roll < 0.75:
+        return f"{initial} {given}{tail}"
+    if roll < 0.85:
+        return f"{given} {father}{tail}"
+    if roll < 0.95:
+        return f"{given}{tail} {initial}.".upper()
+    return f"{initial}.{given}{tail}"
+
+
+def _in_father(
+    region: str, father: str, middle: str, family: str, initial: str, r: random.Random
+) -> str:
+    """One copy's father's name: his given name, the north's middle and family name, the
+    south's initial (his own father's), written in full (60%), shorter (20%: the middle
+    or the initial left off), with initials (10%: "S. K. Sharma", north only) or in
+    capitals."""
+    full = (
+        " ".join(w for w in (father, middle, family) if w)
+        if region == "north"
+        else f"{initial}. {father}{f' {family}' if family else ''}"
+    )
+    roll = r.random()
+    if roll < 0.6:
+        return full
+    if roll < 0.8:
+        return f"{father} {family}".strip()
+    if roll < 0.9 and region == "north":
+        return f"{_initials(father, *([middle] if middle else []))} {family}"
+    return full.upper()
+
+
+def people_in(source: list[dict[str, str]], seed: int) -> RecordSet:
+    """people-parts' identities as an Indian voter / applicant register in Latin letters
+    (see the module docstring)."""
+    genders: dict[str, Counter[str]] = {}
+    for row in source:
+        genders.setdefault(row["cluster"], Counter())[row["gender"]] += 1
+    rows, gold = [], []
+    for number, row in enumerate(source):
+        identity, r = row["cluster"], rng(seed, "in", row["unique_id"])
+        facts = rng(seed, "in-identity", identity)
+        usual = genders[identity].most_common(1)[0][0]
+        sex = usual if usual in IN_GIVEN_NAMES else facts.choice(("male", "female"))
+        region = "north" if facts.random() < IN_NORTH_SHARE else "south"
+        muslim = facts.random() < IN_MUSLIM_SHARE
+        pools = IN_MUSLIM_GIVEN_NAMES if muslim else IN_GIVEN_NAMES
+        men = pools["male"]
+        # Each name's spellings and the one the identity uses (the first in most).
+        given = _in_weighted(pools[sex], region, facts)
+        father = _in_weighted(men, region, facts)
+        given_usual, father_usual = (
+            facts.randrange(len(s)) if facts.random() < 0.3 else 0 for s in (given, father)
+        )
+        middle = father_middle = ""
+        if region == "north":
+            families, weights = zip(*(IN_MUSLIM_SURNAMES if muslim else IN_SURNAMES), strict=True)
+            family = facts.choices(families, weights)[0]
+            # A middle name for 35% of people and 30% of fathers (not for Muslim names,
+            # nor beside the same word as a family name: "Kumar Kumar").
+            if not muslim:
+                middle = _in_middle(IN_MIDDLE_NAMES[sex], 0.35, family[0], facts)
+                father_middle = _in_middle(IN_MIDDLE_NAMES["male"], 0.3, family[0], facts)
+        else:
+            families, weights = zip(*IN_SOUTH_SURNAMES, strict=True)
+            named = not muslim and facts.random() < 0.3
+            family = facts.choices(families, weights)[0] if named else ("",)
+        kaur = sex == "female" and family[0] == "Singh" and facts.random() < 0.5
+        grandfather = _in_weighted(men, region, facts)[0][0]  # the father's own initial
+        district, prefix = facts.choice(IN_DISTRICTS[region])
+        pincode = f"{prefix}{facts.randrange(1, 1000):03d}"
+        mobile = str(facts.randint(6, 9)) + "".join(str(facts.randint(0, 9)) for _ in range(9))
+        aadhaar = in_aadhaar(seed, identity)
+
+        family_copy = _spelled(family, 0, r)
+        father_copy = _spelled(father, father_usual, r)
+        name = _in_name(
+            region,
+            _spelled(given, given_usual, r),
+            middle,
+            "Kaur" if kaur else family_copy,
+            father_copy,
+            r,
+        )
+        if r.random() < 0.05:
+            name = typo(name, r)
+        father_name = ""
+        if r.random() >= 0.2:
+            father_name = _in_father(
+                region, father_copy, father_middle, family_copy, grandfather, r
+            )
+            if r.random() < 0.15:
+                father_name = ("S/O " if sex == "male" else "D/O ") + father_name
+        date = split_date(row["dob"])
+        written = ""
+        if date:
+            day, month, year = date
+            layout = r.random()
+            written = (
+                f"{day:02d}-{month:02d}-{year:04d}"
+                if layout < 0.55
+                else f"{day:02d}/{month:02d}/{year:04d}"
+                if layout < 0.85
+                else f"{day:02d}-{IN_MONTHS[month - 1]}-{year:04d}"
+            )
+        held = code_noise(aadhaar, r) if r.random() >= 0.3 else ""
+        if held:
+            layout = r.random()
+            held = (
+                f"{held[:4]} {held[4:8]} {held[8:]}"
+                if layout < 0.55
+                else held
+                if layout < 0.9
+                else f"XXXX XXXX {held[8:]}"  # masked, as an e-KYC copy prints it
+            )
+        rows.append(
+            {
+                "applicant_id": f"in{number:06d}",
+                "name": name,
+                "father_name": father_name,
+                "dob": written,
+                "aadhaar": held,
+                "mobile": mobile_copy(
+                    mobile, r, lambda d: f"{d[:5]} {d[5:]}", lambda d: f"+91 {d[:5]} {d[5:]}"
+                ),
+                "pincode": "" if r.random() < 0.1 else pincode,
+                "district": "" if r.random() < 0.1 else _spelled(district, 0, r),
+                "gender": (
+                    ""
+                    if r.random() < 0.05
+                    else {"male": "M", "female": "F"}[sex]
+                    if r.random() < 0.5
+                    else sex.capitalize()
+                ),
+            }
+        )
+        gold.append(identity)
+    return RecordSet("people-in", "Person", "applicant_id", "name", rows, gold)
+
+
 #: Japanese family names, roughly by how many people hold them: (kanji, reading in
 #: katakana, passport romaji, weight, the older or variant kanji some records keep:
 #: 髙橋 for 高橋, 齋藤 for 斎藤).
@@ -2677,6 +3023,7 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
         "people-es",
         "people-ru",
         "people-ar",
+        "people-in",
         "people-jp",
         "people-homes",
         "people-forms",
@@ -2711,6 +3058,8 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
             return people_ru(source, seed)
         if name == "people-ar":
             return people_ar(source, seed)
+        if name == "people-in":
+            return people_in(source, seed)
         if name == "people-jp":
             return people_jp(source, seed)
         if name == "people-registry":
@@ -2760,6 +3109,7 @@ SETS = (
     "people-es",
     "people-ru",
     "people-ar",
+    "people-in",
     "people-jp",
     "people-export",
     "people-eu",

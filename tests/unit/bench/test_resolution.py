@@ -940,3 +940,79 @@ def test_japanese_register_writes_one_name_and_reading_and_era_dates() -> None:
         r"|(大正|昭和|平成)(元|\d{1,2})年\d{1,2}月\d{1,2}日|[TSH]\d{1,2}\.\d{1,2}\.\d{1,2}"
     )
     assert all(re.fullmatch(layouts, d) for d in dates)
+
+
+def test_indian_register_writes_one_name_aadhaar_and_mobile_per_identity() -> None:
+    """Catches a name, Aadhaar number, mobile or district drawn per record (no signal),
+    a woman given a man's name, an Aadhaar number whose Verhoeff digit is wrong, or a
+    date layout the set does not document or Splink's plan does not read back."""
+    source = many_people()
+    india = v.people_in(source, seed=5)
+    assert list(india.rows[0]) == [
+        "applicant_id", "name", "father_name", "dob", "aadhaar", "mobile", "pincode",
+        "district", "gender",
+    ]  # fmt: skip
+    assert india.gold == [r["cluster"] for r in source]
+    assert india.rows[1]["applicant_id"] == "in000001"
+    given = {
+        s.lower().rstrip("."): (sex, names)
+        for pools in (v.IN_GIVEN_NAMES, v.IN_MUSLIM_GIVEN_NAMES)
+        for sex, pool in pools.items()
+        for names, _, _ in pool
+        for s in names
+    }
+    middles = {m for pool in v.IN_MIDDLE_NAMES.values() for m, _ in pool}
+    families = {
+        s.lower(): names
+        for names, _ in (*v.IN_SURNAMES, *v.IN_MUSLIM_SURNAMES, *v.IN_SOUTH_SURNAMES)
+        for s in names
+        if s not in middles
+    }
+    districts = {p: set(names) for half in v.IN_DISTRICTS.values() for names, p in half}
+    born = {r["cluster"]: r["dob"] for r in source}
+    own_name_copies = 0
+    for q, rows in members_of(india).items():
+        sex = "female" if int(q[1:]) % 2 else "male"
+        words = [{w.lower().rstrip(".") for w in row["name"].split()} for row in rows]
+        names = [{given[w] for w in ws if w in given} for ws in words]
+        # One given name of the identity's sex in most copies; a southern copy may also
+        # spell out the initial as the father's given name (a man's), nothing else.
+        held = Counter(name for found in names for name in found)
+        (own, _), *other = held.most_common()
+        assert own[0] == sex, (q, held)
+        assert len(other) <= 1, (q, held)
+        assert all(s == "male" for (s, _), _ in other), (q, held)
+        own_name_copies += sum(own in found for found in names)
+        assert len({families[w] for ws in words for w in ws if w in families}) <= 1, words
+        fathers = [row["father_name"] for row in rows if row["father_name"]]
+        son_or_daughter = "S/O " if sex == "male" else "D/O "
+        assert all(f.startswith(son_or_daughter) for f in fathers if f[1:4] == "/O ")
+        code = v.in_aadhaar(5, q)
+        assert code[0] in "23456789"
+        assert v.verhoeff_digit(code[:11]) == code[11]
+        for aadhaar in (row["aadhaar"] for row in rows if row["aadhaar"]):
+            digits = aadhaar.removeprefix("XXXX XXXX ").replace(" ", "")
+            assert sum(a != b for a, b in zip(digits[::-1], code[::-1], strict=False)) <= 2
+            assert len(digits) in (4, 12)
+        mobiles = Counter(re.sub(r"\D", "", row["mobile"])[-10:] for row in rows if row["mobile"])
+        assert len(mobiles) <= 2  # one number, now and then a digit wrong
+        assert not mobiles or mobiles.most_common(1)[0][0][0] in "6789"
+        pins = {row["pincode"] for row in rows if row["pincode"]}
+        assert len(pins) == 1
+        assert {row["district"] for row in rows} - {""} <= districts[next(iter(pins))[:3]]
+        assert {row["gender"] for row in rows} <= {sex[0].upper(), sex.capitalize(), ""}
+        assert all(bench._in_iso(row["dob"]) == born[q] for row in rows)
+    assert own_name_copies > 0.8 * len(india.rows)
+    layouts = r"\d{2}-\d{2}-\d{4}|\d{2}/\d{2}/\d{4}|\d{2}-[A-Z][a-z]{2}-\d{4}"
+    assert all(re.fullmatch(layouts, row["dob"]) for row in india.rows)
+    # Verhoeff's own worked example and a long one; every one wrong digit is caught.
+    assert v.verhoeff_digit("236") == "3"
+    assert v.verhoeff_digit("12345") == "1"
+    body = v.in_aadhaar(5, "Q0")[:11]
+    for k in range(11):
+        for d in set("0123456789") - {body[k]}:
+            assert v.verhoeff_digit(body[:k] + d + body[k + 1 :]) != v.verhoeff_digit(body)
+    frame = bench.splink_plan(india).frame
+    assert frame["dob"] == [born[q] for q in india.gold]
+    assert {len(m) for m in frame["mobile"] if m} == {10}
+    assert bench._in_mobile("+91 98765 43210") == bench._in_mobile("098765 43210") == "9876543210"
