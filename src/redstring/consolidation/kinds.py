@@ -192,7 +192,8 @@ _AGE_WORDS = ("age", "alter", "edad", "leeftijd", "eta")
 #: (a social security, insurance, tax or passport number), however phone-like it looks.
 _NATIONAL_ID_WORDS = (
     "id", "ssn", "sin", "nino", "tfn", "bsn", "cpf", "dni", "nif", "passport", "pesel",
-    "ahv", "svnr", "pasport", "snils", "inn",
+    "ahv", "svnr", "pasport", "snils", "inn", "aadhaar", "aadhar", "uid", "pan", "nric",
+    "cnic", "nik", "curp", "rut", "tckn", "hkid",
 )  # fmt: skip
 _PHONE_WORDS = (
     "phone", "tel", "telephone", "telefon", "mobile", "cell", "fax", "landline", "電話", "携帯",
@@ -225,6 +226,10 @@ _CLASS_WORDS = (
 _ADDRESS_WORDS = (
     "address", "addr", "street", "strasse", "adresse", "road", "住所", "地址", "주소",
 )  # fmt: skip
+#: Words of a column name that say it holds the name of a person's relative, a
+#: person's name whatever its values look like: "father_name" ("S/O Ramesh Kumar")
+#: was read as places. Found anywhere in the name ("FatherName").
+_RELATIVE_WORDS = ("father", "mother", "spouse", "husband", "guardian", "parent")
 #: Words of a column name that say it holds a person's name, or its reading, where
 #: the values cannot: a Japanese register's フリガナ ("ヤマザキ ヒロシ") starts with no
 #: given name the name lists know, and was read as places.
@@ -626,7 +631,11 @@ def _name_kind(
         return FieldKind.ADDRESS, "words in a column named for addresses"
     if key != NAME_FIELD and _named(key, _PLACE_WORDS):
         return FieldKind.LOCALITY, "names in a column named for places"
-    if key != NAME_FIELD and entity_kind == "person" and _named(key, _PERSON_NAME_WORDS):
+    if (
+        key != NAME_FIELD
+        and entity_kind == "person"
+        and (_named(key, _PERSON_NAME_WORDS) or _hint(key, _RELATIVE_WORDS))
+    ):
         return FieldKind.PERSON_NAME, "names in a column named for a person's name or its reading"
     single = mean_tokens < 1.6
     part = name_part(key)

@@ -3703,3 +3703,36 @@ def test_a_japanese_name_in_either_kana_or_a_variant_kanji_is_one_name() -> None
     assert raw_tokens("山﨑") == raw_tokens("山崎")
     assert raw_tokens("齋藤") == raw_tokens("斉藤") == raw_tokens("斎藤")
     assert raw_tokens("佐藤") != raw_tokens("斎藤")
+
+
+def test_indian_columns_say_what_they_hold_and_a_masked_id_withholds_its_number() -> None:
+    """Catches an Aadhaar number ("2345 6789 0123") read as a phone, a household's
+    line, and a father's name ("S/O Ramesh Kumar") read as places; and an id masked
+    as e-KYC copies print it ("XXXX XXXX 0123") compared as another number, which
+    kept a copy from its own identity."""
+    from redstring.consolidation.comparisons import build_columns, compare
+
+    rng = random.Random(21)
+    entities = [
+        _entity(
+            f"i{k}",
+            "x",
+            "Person",
+            {
+                "aadhaar": " ".join(f"{rng.randrange(1000, 9999)}" for _ in range(3)),
+                "FatherName": f"S/O {rng.choice(GIVEN).title()} {rng.choice(FAMILY).title()}",
+            },
+        )
+        for k in range(300)
+    ]
+    kinds = {f.name: f.kind for f in detect_fields(entities).used}
+    assert kinds["aadhaar"] is FieldKind.IDENTIFIER
+    assert kinds["FatherName"] is FieldKind.PERSON_NAME
+    written = ["2345 6789 0123", "XXXX XXXX 0123", "2345 6789 0124", "11010119491001007X"]
+    held = [_entity(f"m{k}", "x", "Person", {"aadhaar": w}) for k, w in enumerate(written)]
+    spec = next(s for s in detect_fields(entities).used if s.name == "aadhaar")
+    (column,) = build_columns(held, [spec])
+    masked, typo, check_letter = compare(column, np.asarray([0, 0, 0]), np.asarray([1, 2, 3]))
+    assert masked == 0  # nothing to compare
+    assert typo > 0
+    assert check_letter > 0  # an X closing a code is no mask
