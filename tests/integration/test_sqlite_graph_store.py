@@ -219,3 +219,27 @@ async def test_when_every_block_overflows_the_rarest_is_read_in_part(tmp_path: P
         assert len(found) == 2
     finally:
         conn.close()
+
+
+async def test_deleting_an_entity_unfiles_its_filed_keys_and_edges(
+    connection: Connection,
+) -> None:
+    """Catches `delete_entities` passing over a table it judged empty for the tenant
+    when it is not: the keys and lexicon rows a read filed, and the edges, of a deleted
+    entity must go with it (only another tenant's rows must not count)."""
+    tenant, other = other_tenant(), other_tenant()
+    store = SqliteGraphStore(connection)
+    ada = make_entity(tenant_id=tenant, name="Ada Lovelace")
+    charles = make_entity(tenant_id=tenant, name="Charles Babbage")
+    await store.upsert_entities([ada, charles], tenant)
+    await store.upsert_relationships([make_relationship(ada, charles)], tenant)
+    await store.upsert_entities([make_entity(tenant_id=other, name="Ada Lovelace")], other)
+    assert await store.settle_keys(tenant) == 2
+    await store.delete_entities([ada.id], tenant)
+    for table in ("graph_blocking_keys", "graph_lexicon_blocks"):
+        left = connection.execute(
+            f"SELECT count(*) FROM {table} WHERE entity_id = ?", (str(ada.id),)
+        ).fetchone()[0]
+        assert left == 0, table
+    assert await store.relationships(charles.id, tenant) == []
+    assert [e.id for e in await store.list_entities(tenant)] == [charles.id]

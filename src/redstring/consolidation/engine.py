@@ -352,7 +352,11 @@ def _kept_apart(
 ) -> dict[tuple[int, int], float]:
     """Index pairs of `members` a user separated (an undone merge): probability 0
     in every clustering check, so no cluster joins them again. With `owners`, the
-    ids are live entities and every record of one is kept apart from the other's."""
+    ids are live entities and every record of one is kept apart from the other's.
+    Nothing undone, nothing to index: filing every member by owner found no pair
+    (people-50k: 50k members, ~0.06 s of each run)."""
+    if not apart:
+        return {}
     by_owner: dict[EntityId, list[int]] = {}
     for i, member in enumerate(members):
         by_owner.setdefault((owners[i] if owners is not None else member).id, []).append(i)
@@ -452,7 +456,9 @@ def _plan(
         if decided:
             apart[list(decided)] = False
         live = group.owners if group.owners is not None else members
-        plan._grey_parts.append(_grey_part(live, left, right, probabilities, apart))
+        plan._grey_parts.append(
+            _grey_part(live, left, right, probabilities, apart, distinct=group.owners is None)
+        )
         for c, indices in enumerate(clusters):
             chosen = list({id(live[m]): live[m] for m in indices}.values())
             formed[group.report is not None].append((chosen, inside.get(c, []), group.reason))
@@ -493,11 +499,18 @@ def _grey_part(
     right: npt.NDArray[np.int64],
     probabilities: npt.NDArray[np.float64],
     apart: npt.NDArray[np.bool_],
+    *,
+    distinct: bool = False,
 ) -> _GreyPart:
     """The `apart` pairs, one per two live entities (records of one earlier merge
-    share their live entity), the first in candidate order kept."""
-    first: dict[EntityId, int] = {}
-    code = np.asarray([first.setdefault(e.id, k) for k, e in enumerate(live)], dtype=np.int64)
+    share their live entity), the first in candidate order kept. `distinct`: no two
+    of `live` are one entity (no earlier merge's records), so each is its own code
+    and no id is hashed (people-50k: 50k, ~0.04 s)."""
+    if distinct:
+        code = np.arange(len(live), dtype=np.int64)
+    else:
+        first: dict[EntityId, int] = {}
+        code = np.asarray([first.setdefault(e.id, k) for k, e in enumerate(live)], dtype=np.int64)
     rows = np.flatnonzero(apart)
     a, b = code[left[rows]], code[right[rows]]
     key = np.minimum(a, b) * max(len(live), 1) + np.maximum(a, b)

@@ -442,25 +442,37 @@ class SqliteGraphStore:
         tenant = str(tenant_id)
         # Sorted, so each chunk is one stretch of the id-ordered trees, not all of them.
         with transaction(self._conn) as conn:
+            # A table holding no row of the tenant is not probed id by id: keys not
+            # filed yet (`graph_keys_pending`) and no edges are what a consolidation
+            # after an ingest finds (people-50k: 4 x 102 deletes of nothing, ~0.06 s).
+            held = [
+                table
+                for table in ("graph_blocking_keys", "graph_lexicon_blocks", "graph_relationships")
+                if conn.execute(
+                    f"SELECT 1 FROM {table} WHERE tenant_id = ? LIMIT 1", (tenant,)
+                ).fetchone()
+            ]
             for chunk in _chunks(sorted({str(entity_id) for entity_id in entity_ids})):
                 marks = _marks(chunk)
                 conn.execute(
                     f"DELETE FROM graph_entities WHERE tenant_id = ? AND id IN ({marks})",
                     (tenant, *chunk),
                 )
-                conn.execute(
-                    f"""DELETE FROM graph_blocking_keys
-                        WHERE tenant_id = ? AND entity_id IN ({marks})""",
-                    (tenant, *chunk),
-                )
-                conn.execute(
-                    f"""DELETE FROM graph_lexicon_blocks INDEXED BY graph_lexicon_blocks_entity
-                        WHERE tenant_id = ? AND entity_id IN ({marks})""",
-                    (tenant, *chunk),
-                )
+                if "graph_blocking_keys" in held:
+                    conn.execute(
+                        f"""DELETE FROM graph_blocking_keys
+                            WHERE tenant_id = ? AND entity_id IN ({marks})""",
+                        (tenant, *chunk),
+                    )
+                if "graph_lexicon_blocks" in held:
+                    conn.execute(
+                        f"""DELETE FROM graph_lexicon_blocks INDEXED BY graph_lexicon_blocks_entity
+                            WHERE tenant_id = ? AND entity_id IN ({marks})""",
+                        (tenant, *chunk),
+                    )
                 # One indexed delete per end: SQLite planned the OR as a scan of the
                 # tenant's relationships.
-                for end in ("source_id", "target_id"):
+                for end in ("source_id", "target_id") if "graph_relationships" in held else ():
                     conn.execute(
                         f"""DELETE FROM graph_relationships
                             WHERE tenant_id = ? AND {end} IN ({marks})""",
