@@ -339,13 +339,6 @@ def _normalise_each(raws: Iterable[tuple[str, ...]], kind: FieldKind) -> list[tu
     return out
 
 
-#: Characters that stand for withheld digits of a masked id ("XXXX XXXX 9012",
-#: "****1234"), and the run of them that says an id is masked, not a code holding
-#: an X (a check character: "11010119491001007X").
-_MASKS = "X*•#"
-_MASKED = re.compile(r"[X*•#]{4,}")
-
-
 def _normalise(raws: tuple[str, ...], kind: FieldKind) -> tuple[str, str]:
     """(exact text, coarser text) for one field's raw value(s); ("", "") when missing."""
     if kind in (FieldKind.DATE, FieldKind.YEAR):
@@ -370,10 +363,6 @@ def _normalise(raws: tuple[str, ...], kind: FieldKind) -> tuple[str, str]:
     if kind in (FieldKind.IDENTIFIER,):
         # Canonical over the whole column (`_codes`).
         text = "".join(c for c in raw.upper() if c.isalnum())
-        if _MASKED.search("".join(c for c in raw.upper() if c.isalnum() or c in _MASKS)):
-            # "XXXX XXXX 9012", as an e-KYC copy prints an Aadhaar number: the number
-            # withheld, not another one (people-in: R 0.9996 -> 0.9992 read so).
-            return "", ""
         return text, text
     if kind is FieldKind.PHONE:
         digits = "".join(c for c in raw if c.isdigit())[-9:]

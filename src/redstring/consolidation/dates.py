@@ -98,11 +98,13 @@ _WEEKDAYS = frozenset(
 )  # fmt: skip
 
 #: A time after the date ("1985-03-12T00:00:00", "12/03/1985 14:30"), as databases
-#: and spreadsheets export a date column; the text is lower-cased first.
-_ISO = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[t ].*)?$")
+#: and spreadsheets export a date column; the text is lower-cased first. A space
+#: after each separator and a closing dot, as Korean ("1985. 3. 7.") and German
+#: ("7. 3. 1985") records write a date.
+_ISO = re.compile(r"^(\d{4})[-/.]\s*(\d{1,2})[-/.]\s*(\d{1,2})\.?(?:[t ].*)?$")
 #: A two-digit year ("18/06/56", as many exports write a birth date) is read as
 #: 19yy: its century is unknown, and two dates of one column compare by their digits.
-_DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4}|\d{2})(?:[t ]\d{1,2}:\d{2}.*)?$")
+_DMY = re.compile(r"^(\d{1,2})[-/.]\s*(\d{1,2})[-/.]\s*(\d{4}|\d{2})(?:[t ]\d{1,2}:\d{2}.*)?$")
 _COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
 #: Year, month and day marked by their own characters, as Chinese and Japanese (年 月
 #: 日) and Korean (년 월 일) write a date: "1985年3月7日", "1985년 3월 7일", "1985年3月".

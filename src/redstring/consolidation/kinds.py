@@ -193,7 +193,8 @@ _AGE_WORDS = ("age", "alter", "edad", "leeftijd", "eta")
 _NATIONAL_ID_WORDS = (
     "id", "ssn", "sin", "nino", "tfn", "bsn", "cpf", "dni", "nif", "passport", "pesel",
     "ahv", "svnr", "pasport", "snils", "inn", "aadhaar", "aadhar", "uid", "pan", "nric",
-    "cnic", "nik", "curp", "rut", "tckn", "hkid",
+    "cnic", "nik", "curp", "rut", "tckn", "hkid", "주민등록번호", "주민번호", "身份证",
+    "マイナンバー", "個人番号",
 )  # fmt: skip
 _PHONE_WORDS = (
     "phone", "tel", "telephone", "telefon", "mobile", "cell", "fax", "landline", "電話", "携帯",
@@ -265,10 +266,21 @@ def missing_mark(value: object) -> bool:
     return type(value) is str and _says_missing(value.strip())
 
 
+#: An id masked as copies print it ("XXXX XXXX 9012", an e-KYC copy's Aadhaar
+#: number; "850307-1******", a Korean resident number's back digits withheld):
+#: digits, separators and a run of four or more mask characters, nothing else. The
+#: number withheld, not another one: read as one, it contradicted its own identity's
+#: (people-in R 0.9996 -> 0.9992), and a tenth of a column so written kept it from
+#: reading as ids at all (people-kr). An X closing a code is a check character.
+_MASKED = re.compile(r"^[\dXx*•#\s\-./]*[Xx*•#]{4,}[\dXx*•#\s\-./]*$")
+
+
 def _says_missing(text: str) -> bool:
     """Whether a stripped cell is one of `MISSING_MARKS` (the length first: most cells
-    are longer than any mark)."""
-    return len(text) <= _LONGEST_MARK and text.casefold() in MISSING_MARKS
+    are longer than any mark) or a masked id (`_MASKED`)."""
+    if len(text) <= _LONGEST_MARK and text.casefold() in MISSING_MARKS:
+        return True
+    return ("*" in text or "X" in text or "x" in text) and _MASKED.match(text) is not None
 
 
 def _text(value: object) -> str | None:

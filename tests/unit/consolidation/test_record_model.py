@@ -3736,3 +3736,31 @@ def test_indian_columns_say_what_they_hold_and_a_masked_id_withholds_its_number(
     assert masked == 0  # nothing to compare
     assert typo > 0
     assert check_letter > 0  # an X closing a code is no mask
+
+
+def test_korean_records_dates_and_resident_numbers_are_read() -> None:
+    """Catches a Korean register's "1985. 3. 7." (a space after each dot, one closing
+    it) read as no date, a resident registration number column (주민등록번호,
+    "850307-1234567") left out for want of a name the id words know, and its masked
+    copies ("850307-1******") taken for values: a fifth of the column so written kept
+    it from reading as ids at all."""
+    from redstring.consolidation.kinds import missing_mark
+
+    assert parse_date("1985. 3. 7.") == parse_date("1985.03.07") == 19850307
+    assert parse_date("7. 3. 1985") == 19850307
+    rng = random.Random(30)
+    entities = []
+    for k in range(300):
+        number = f"{rng.randrange(10**5, 10**6)}-{rng.randrange(10**6, 10**7)}"
+        masked = number[:8] + "******"
+        entities.append(
+            _entity(f"k{k}", "x", "Person", {"주민등록번호": masked if k % 4 == 0 else number})
+        )
+    kinds = {f.name: f.kind for f in detect_fields(entities).used}
+    assert kinds["주민등록번호"] is FieldKind.IDENTIFIER
+    assert missing_mark("850307-1******")
+    assert missing_mark("XXXX XXXX 9012")
+    assert missing_mark("xxxx-xxxx-9012")
+    assert not missing_mark("11010119491001007X")
+    assert not missing_mark("Alexander Maxxxxwell")
+    assert not missing_mark("XXXL")
