@@ -128,6 +128,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-ar": [10000],
     "people-in": [10000],
     "people-jp": [10000],
+    "people-kr": [10000],
     "people-export": [1000, 5000],
     "people-eu": [5000],
     "people-registry": [5000],
@@ -938,6 +939,42 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             "district",
             [cl.ExactMatch("pincode"), cl.ExactMatch("gender")],
         )
+    if kind == "people-kr":
+        # A Splink user takes a Hangul name's first syllable as the family name and
+        # the rest as the given name, a Latin one's first word (the tenth written
+        # given name first goes wrong, as it would for them); brings the five date
+        # layouts to ISO (a six-digit one as 19yy, or 20yy below 10), the resident
+        # number and the phone to their digits, a masked number to none (done here,
+        # to its favour), and compares the address as a string.
+        given, family = [], []
+        for row in records.rows:
+            name = row["성명"].strip()
+            words = name.lower().split()
+            if len(words) == 1:
+                words = [name[:1], name[1:]]
+            family.append(_clean(words[0]) if words else None)
+            given.append(_clean("".join(words[1:])) if len(words) > 1 else None)
+        frame = {
+            "unique_id": ids,
+            "given_name": given,
+            "family_name": family,
+            "dob": _column(records, "생년월일", _kr_iso),
+            "resident_number": _column(
+                records, "주민등록번호", lambda t: None if "*" in t else _digits(t)
+            ),
+            "phone": _column(records, "휴대폰", _kr_mobile),
+            "address": _column(records, "주소"),
+            "sex": _column(records, "성별", lambda text: _clean(text[:1])),
+        }
+        return registered_people(
+            frame,
+            ("given_name", "family_name"),
+            cl.DateOfBirthComparison("dob", input_is_string=True),
+            "resident_number",
+            "phone",
+            "address",
+            [cl.ExactMatch("sex")],
+        )
     if kind == "people-eu":
         # "FAMILY Given": a Splink user splits the capitals off as the family name and
         # parses the German date (done here, to its favour), then compares as the docs
@@ -1393,6 +1430,24 @@ def _jp_iso(text: str) -> str | None:
 def _katakana(c: str) -> str:
     """A hiragana letter as its katakana (0x60 code points higher), any other as is."""
     return chr(ord(c) + 0x60) if "ぁ" <= c <= "ゖ" else c
+
+
+def _kr_iso(text: str) -> str | None:
+    """people-kr's dates ("1985.03.07", "1985. 3. 7.", "1985년 3월 7일", "1985-03-07",
+    "850307") as ISO."""
+    text = text.strip()
+    if match := re.fullmatch(r"(\d{4})[.\-년]\s*(\d{1,2})[.\-월]\s*(\d{1,2})[.일]?", text):
+        return _iso(match[3], match[2], match[1])
+    if match := re.fullmatch(r"(\d{2})(\d{2})(\d{2})", text):
+        year = int(match[1]) + (2000 if int(match[1]) < 10 else 1900)
+        return _iso(match[3], match[2], str(year))
+    return None
+
+
+def _kr_mobile(text: str) -> str | None:
+    """A Korean mobile's eleven digits, +82 written as the leading 0."""
+    digits = _digits(text)
+    return "0" + digits[2:] if digits and digits.startswith("82") else digits
 
 
 def _national_digits(value: str) -> str | None:

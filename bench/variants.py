@@ -139,6 +139,21 @@ Sets (columns exactly as a user's CSV would hold them):
     half of the country, some with an older spelling in one copy of eight: Bangalore,
     Bombay, Madras, Calcutta, Gurgaon; 10% missing); ``gender`` as M/F or Male/Female
     (5% missing).
+``people-kr`` (same source's identities and copies; ``--id-column 회원번호
+    --name-column 성명``): a Korean member register, headers in Korean. ``회원번호``;
+    ``성명``: a family name drawn by how many people hold it (김 a fifth of all, 이
+    15%, 박 8%: namesakes are many) and a two-syllable given name, written "김민준"
+    (70%), "김 민준" (15%), as a passport spells it "KIM MINJUN" (7%; the family
+    name's usual spelling, the given name's Revised Romanization), given name first
+    "Minjun Kim" (4%) or the passport's with a typo (4%); ``생년월일`` (the source
+    copy's date, its year moved into 1940-2009 one to one) as "1985.03.07" (35%),
+    "1985. 3. 7." (20%), "1985년 3월 7일" (20%), "1985-03-07" (15%) or "850307";
+    ``주민등록번호`` (the resident registration number as Korea makes it: birth date,
+    a sex and century digit, five digits, a check digit; 40% of copies without it,
+    the codes' typos, a fifth of the rest masked "850307-1******"); ``휴대폰`` (one
+    mobile per identity, three layouts, 20% missing); ``주소`` (city, district, road
+    and number; 8% of copies the identity's other address, 10% missing); ``성별`` as
+    남/여 or 남성/여성.
 ``people-eu`` (same source; ``--id-column Kennung --name-column Name``): a German
     contact export, headers in German: ``Kennung``; ``Name`` as "FAMILY Given Middle"
     (the family name first, in capitals, as an identity card prints it);
@@ -2202,6 +2217,152 @@ def people_jp(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("people-jp", "Person", "会員番号", "氏名", rows, gold)
 
 
+#: Korean family names, roughly by how many people hold them (김 a fifth of all,
+#: 이 about 15%, 박 8%): (hangul, the spelling passports most often give it, weight).
+KR_FAMILY_NAMES = (
+    ("김", "KIM", 214), ("이", "LEE", 147), ("박", "PARK", 84), ("최", "CHOI", 47),
+    ("정", "JUNG", 43), ("강", "KANG", 23), ("조", "CHO", 21), ("윤", "YOON", 20),
+    ("장", "JANG", 20), ("임", "LIM", 16), ("한", "HAN", 15), ("오", "OH", 15),
+    ("서", "SEO", 15), ("신", "SHIN", 15), ("권", "KWON", 14), ("황", "HWANG", 14),
+    ("안", "AHN", 13), ("송", "SONG", 13), ("전", "JEON", 11), ("홍", "HONG", 11),
+    ("유", "YOO", 11), ("고", "KO", 9), ("문", "MOON", 9), ("양", "YANG", 9),
+    ("손", "SON", 9), ("배", "BAE", 8), ("백", "BAEK", 8), ("허", "HEO", 6),
+    ("남", "NAM", 5), ("심", "SHIM", 5), ("노", "NOH", 5), ("하", "HA", 4),
+)  # fmt: skip
+#: Syllables Korean given names are made of (two of them), men's and women's.
+KR_SYLLABLES = {
+    "male": "민 준 서 현 우 도 지 호 건 성 진 재 영 태 승 훈 석 동 상 철",
+    "female": "서 연 지 민 수 현 은 예 하 윤 유 진 아 영 희 정 미 경 혜 주",
+}
+#: Cities and districts of an identity's address.
+KR_PLACES = (
+    ("서울특별시", "강남구"), ("서울특별시", "마포구"), ("서울특별시", "송파구"),
+    ("부산광역시", "해운대구"), ("대구광역시", "수성구"), ("인천광역시", "남동구"),
+    ("광주광역시", "서구"), ("대전광역시", "유성구"), ("경기도", "수원시"),
+    ("경기도", "성남시"), ("경상남도", "창원시"), ("전라북도", "전주시"),
+)  # fmt: skip
+KR_ROADS = ("테헤란로", "세종대로", "해운대로", "중앙로", "번영로", "대학로", "시청로", "월드컵로")
+_KR_RRN_WEIGHTS = (2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 4, 5)
+
+
+def kr_resident_number(born: tuple[int, int, int], male: bool, serial: int) -> str:
+    """A resident registration number: YYMMDD, then a digit for sex and century (1/2
+    before 2000, 3/4 after), five of region and serial, and a check digit."""
+    day, month, year = born
+    sex = (1 if male else 2) + (2 if year >= 2000 else 0)
+    body = f"{year % 100:02d}{month:02d}{day:02d}{sex}{serial:05d}"
+    check = (11 - sum(int(c) * w for c, w in zip(body, _KR_RRN_WEIGHTS, strict=True)) % 11) % 10
+    return f"{body[:6]}-{body[6:]}{check}"
+
+
+def kr_romanized(hangul: str) -> str:
+    """A given name as a passport writes it in Latin letters, by the Revised
+    Romanization of each syllable ("민준" -> "MINJUN")."""
+    initials = ("g", "kk", "n", "d", "tt", "r", "m", "b", "pp", "s", "ss", "", "j", "jj",
+                "ch", "k", "t", "p", "h")  # fmt: skip
+    vowels = ("a", "ae", "ya", "yae", "eo", "e", "yeo", "ye", "o", "wa", "wae", "oe", "yo",
+              "u", "wo", "we", "wi", "yu", "eu", "ui", "i")  # fmt: skip
+    finals = ("", "k", "k", "k", "n", "n", "n", "t", "l", "k", "m", "l", "l", "l", "p", "l",
+              "m", "p", "p", "t", "t", "ng", "t", "t", "k", "t", "p", "t")  # fmt: skip
+    out = []
+    for c in hangul:
+        index = ord(c) - 0xAC00
+        out.append(initials[index // 588] + vowels[index % 588 // 28] + finals[index % 28])
+    return "".join(out).upper()
+
+
+def people_kr(source: list[dict[str, str]], seed: int) -> RecordSet:
+    """people-parts' identities as a Korean member register (see the module
+    docstring)."""
+    families, weights = [f[:2] for f in KR_FAMILY_NAMES], [f[2] for f in KR_FAMILY_NAMES]
+    genders: dict[str, Counter[str]] = {}
+    births: dict[str, Counter[str]] = {}
+    for row in source:
+        genders.setdefault(row["cluster"], Counter())[row["gender"]] += 1
+        if split_date(row["dob"]):
+            births.setdefault(row["cluster"], Counter())[row["dob"]] += 1
+    rows, gold = [], []
+    for number, row in enumerate(source):
+        identity, r = row["cluster"], rng(seed, "kr", row["unique_id"])
+        facts = rng(seed, "kr-identity", identity)
+        usual = genders[identity].most_common(1)[0][0]
+        sex = usual if usual in KR_SYLLABLES else facts.choice(("male", "female"))
+        family, family_latin = facts.choices(families, weights)[0]
+        given = "".join(facts.sample(KR_SYLLABLES[sex].split(), 2))
+        mobile = "010" + "".join(str(facts.randint(0, 9)) for _ in range(8))
+        homes = [
+            (facts.choice(KR_PLACES), facts.choice(KR_ROADS), facts.randint(1, 400))
+            for _ in range(2)
+        ]
+
+        def moved(dob: str) -> tuple[int, int, int] | None:
+            # Into 1940-2009, one year to one year, so both centuries' numbers occur.
+            date = split_date(dob)
+            return (date[0], date[1], 1940 + (date[2] - 1000) % 70) if date else None
+
+        born = moved(row["dob"])
+        usual = births.get(identity, Counter()).most_common(1)
+        usual_born = moved(usual[0][0]) if usual else None
+        resident = kr_resident_number(
+            usual_born or (1, 1, 1970), sex == "male", facts.randrange(10**5)
+        )
+        layout = r.random()
+        latin = kr_romanized(given)
+        name = (
+            f"{family}{given}"
+            if layout < 0.70
+            else f"{family} {given}"
+            if layout < 0.85
+            else f"{family_latin} {latin}"
+            if layout < 0.92
+            else f"{latin[:1]}{latin[1:].lower()} {family_latin.title()}"
+            if layout < 0.96
+            else typo(f"{family_latin} {latin}", r)
+        )
+        written = ""
+        if born:
+            day, month, year = born
+            form = r.random()
+            written = (
+                f"{year}.{month:02d}.{day:02d}"
+                if form < 0.35
+                else f"{year}. {month}. {day}."
+                if form < 0.55
+                else f"{year}년 {month}월 {day}일"
+                if form < 0.75
+                else f"{year}-{month:02d}-{day:02d}"
+                if form < 0.90
+                else f"{year % 100:02d}{month:02d}{day:02d}"
+            )
+        rrn = ""
+        if r.random() < 0.6:
+            rrn = code_noise(resident, r)
+            if rrn and r.random() < 0.2:
+                rrn = rrn[:8] + "******"  # the back digits withheld, as copies print it
+        (city, district), road, house = homes[1 if r.random() < 0.08 else 0]
+        phone = mobile_copy(
+            mobile,
+            r,
+            lambda d: f"{d[:3]}-{d[3:7]}-{d[7:]}",
+            lambda d: f"+82 10-{d[3:7]}-{d[7:]}",
+        )
+        rows.append(
+            {
+                "회원번호": f"kr{number:06d}",
+                "성명": name,
+                "생년월일": written,
+                "주민등록번호": rrn,
+                "휴대폰": phone,
+                "주소": "" if r.random() < 0.1 else f"{city} {district} {road} {house}",
+                "성별": ("남" if sex == "male" else "여")
+                if r.random() < 0.8
+                else ("남성" if sex == "male" else "여성"),
+            }
+        )
+        gold.append(identity)
+    return RecordSet("people-kr", "Person", "회원번호", "성명", rows, gold)
+
+
 def listing_name(raw: str, r: random.Random) -> str:
     name = raw.strip(" *")
     if r.random() < 0.25:
@@ -3025,6 +3186,7 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
         "people-ar",
         "people-in",
         "people-jp",
+        "people-kr",
         "people-homes",
         "people-forms",
         "people-export",
@@ -3062,6 +3224,8 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
             return people_in(source, seed)
         if name == "people-jp":
             return people_jp(source, seed)
+        if name == "people-kr":
+            return people_kr(source, seed)
         if name == "people-registry":
             return people_registry(source, seed)
         if name == "people-homes":
@@ -3111,6 +3275,7 @@ SETS = (
     "people-ar",
     "people-in",
     "people-jp",
+    "people-kr",
     "people-export",
     "people-eu",
     "people-registry",

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 from uuid import NAMESPACE_URL, uuid4, uuid5
 
+import jellyfish
 import numpy as np
 import pytest
 from bench import resolution as bench
@@ -1016,3 +1017,54 @@ def test_indian_register_writes_one_name_aadhaar_and_mobile_per_identity() -> No
     assert frame["dob"] == [born[q] for q in india.gold]
     assert {len(m) for m in frame["mobile"] if m} == {10}
     assert bench._in_mobile("+91 98765 43210") == bench._in_mobile("098765 43210") == "9876543210"
+
+
+def test_korean_register_writes_one_name_and_one_checked_resident_number() -> None:
+    """Catches a name, resident number or mobile drawn per record (no signal), a
+    resident number whose birth date, sex digit or check digit is wrong, a Latin copy
+    that is not the name's passport spelling, or an undocumented date layout."""
+    source = many_people()
+    kr = v.people_kr(source, seed=5)
+    assert list(kr.rows[0]) == [
+        "회원번호",
+        "성명",
+        "생년월일",
+        "주민등록번호",
+        "휴대폰",
+        "주소",
+        "성별",
+    ]
+    latin_of = {h: latin for h, latin, _ in v.KR_FAMILY_NAMES}
+    weights = (2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 4, 5)
+    checked: list[bool] = []
+    for q, rows in members_of(kr).items():
+        man = int(q[1:]) % 2 == 0
+        hangul = {row["성명"].replace(" ", "") for row in rows if not row["성명"].isascii()}
+        assert len(hangul) == 1, hangul
+        (name,) = hangul
+        passport = [row["성명"].split()[0] for row in rows if row["성명"].isupper()]
+        # Their family name as passports spell it, or one typo from it.
+        spelt = latin_of[name[0]]
+        assert all(jellyfish.damerau_levenshtein_distance(p, spelt) <= 1 for p in passport)
+        held = [row["주민등록번호"].replace("-", "") for row in rows if row["주민등록번호"]]
+        whole = [h for h in held if "*" not in h]
+        # One number, a typo's copy two digits off at most; its sex digit the identity's
+        # (a typo aside).
+        assert all(sum(a != b for a, b in zip(h, whole[0], strict=True)) <= 4 for h in whole)
+        assert sum(h[6] in ("13" if man else "24") for h in whole) >= len(whole) / 2
+        checked.extend(
+            (11 - sum(int(c) * w for c, w in zip(h, weights, strict=False)) % 11) % 10 == int(h[12])
+            for h in whole
+        )
+        assert all(re.fullmatch(r"\d{7}\*{6}", h) for h in held if "*" in h)
+        phones = {re.sub(r"\D", "", row["휴대폰"])[-8:] for row in rows if row["휴대폰"]}
+        assert len(phones) <= 2  # one number, now and then a digit wrong
+    assert sum(checked) >= 0.8 * len(checked)  # the codes' typos break the rest
+    assert v.kr_romanized("민준") == "MINJUN"
+    assert v.kr_resident_number((7, 3, 1985), True, 12345)[:8] == "850307-1"
+    dates = [row["생년월일"] for row in kr.rows if row["생년월일"]]
+    layouts = (
+        r"\d{4}\.\d{2}\.\d{2}|\d{4}\. \d{1,2}\. \d{1,2}\.|\d{4}년 \d{1,2}월 \d{1,2}일"
+        r"|\d{4}-\d{2}-\d{2}|\d{6}"
+    )
+    assert all(re.fullmatch(layouts, d) for d in dates)
