@@ -113,19 +113,69 @@ def _romaji(text: str) -> str:
     return "".join(out)
 
 
+#: Hangul jamo in the Revised Romanization: a syllable is initial * 588 + vowel * 28
+#: + final code points past "가".
+_HANGUL_INITIALS = (
+    "g", "kk", "n", "d", "tt", "r", "m", "b", "pp", "s", "ss", "", "j", "jj", "ch", "k",
+    "t", "p", "h",
+)  # fmt: skip
+_HANGUL_VOWELS = (
+    "a", "ae", "ya", "yae", "eo", "e", "yeo", "ye", "o", "wa", "wae", "oe", "yo", "u",
+    "wo", "we", "wi", "yu", "eu", "ui", "i",
+)  # fmt: skip
+_HANGUL_FINALS = (
+    "", "k", "k", "k", "n", "n", "n", "t", "l", "k", "m", "l", "l", "l", "p", "l", "m",
+    "p", "p", "t", "t", "ng", "t", "t", "k", "t", "p", "t",
+)  # fmt: skip
+#: Korean family names as passports and most registers spell them, where that is not
+#: their Revised Romanization: "김민준" is read "kimminjun", as "KIM MINJUN" is
+#: written, not "gimminjun". Taken for the first syllable of a run of Hangul.
+_HANGUL_FAMILY = {
+    "김": "kim", "이": "lee", "박": "park", "최": "choi", "정": "jung", "강": "kang",
+    "조": "cho", "윤": "yoon", "임": "lim", "오": "oh", "신": "shin", "권": "kwon",
+    "안": "ahn", "유": "yoo", "고": "ko", "문": "moon", "노": "noh", "심": "shim",
+    "곽": "kwak", "우": "woo", "구": "koo", "주": "joo", "성": "sung", "류": "ryu",
+}  # fmt: skip
+
+
+def _hangul(text: str) -> str:
+    """`text` with its Hangul syllables romanized (`_HANGUL_INITIALS`...), a run's
+    first syllable as a family name is spelt (`_HANGUL_FAMILY`)."""
+    out: list[str] = []
+    previous_hangul = False
+    for c in text:
+        index = ord(c) - 0xAC00
+        if not 0 <= index < 11172:
+            out.append(c)
+            previous_hangul = False
+            continue
+        family = None if previous_hangul else _HANGUL_FAMILY.get(c)
+        out.append(
+            family
+            or _HANGUL_INITIALS[index // 588]
+            + _HANGUL_VOWELS[index % 588 // 28]
+            + _HANGUL_FINALS[index % 28]
+        )
+        previous_hangul = True
+    return "".join(out)
+
+
 def _has_kana(text: str) -> bool:
     return any("ぁ" <= c <= "ヺ" or c == "ー" for c in text)
 
 
 def latin(text: str) -> str:
     """Casefolded `text` in Latin letters as far as its spelling there is one: accents
-    dropped (`without_accents`), kana in romaji (`_romaji`), Cyrillic and Greek letters
-    by `_LATIN` (which also folds variant kanji). Other scripts, whose Latin spelling
-    is not one (Arabic, Han), stay as they are."""
+    dropped (`without_accents`), kana in romaji (`_romaji`), Hangul romanized
+    (`_hangul`), Cyrillic and Greek letters by `_LATIN` (which also folds variant
+    kanji). Other scripts, whose Latin spelling is not one (Arabic, Han), stay as
+    they are."""
     if text.isascii():
         return text
     if _has_kana(text):
         text = _romaji(text)
+    if any("가" <= c <= "힣" for c in text):
+        text = _hangul(text)
     # Greek's "ου" is one sound, "u": "Παπαδόπουλος" is "papadopoulos".
     return without_accents(text).replace("ου", "ou").translate(_LATIN)
 

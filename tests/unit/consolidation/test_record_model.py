@@ -3764,3 +3764,18 @@ def test_korean_records_dates_and_resident_numbers_are_read() -> None:
     assert not missing_mark("11010119491001007X")
     assert not missing_mark("Alexander Maxxxxwell")
     assert not missing_mark("XXXL")
+
+
+def test_a_korean_name_in_hangul_and_its_passport_spelling_are_one_name() -> None:
+    """Catches Hangul compared character by character with Latin letters: "김 민준"
+    and the same man's passport copy "KIM MINJUN" shared nothing; and a family name
+    romanized by the book ("gim", "i", "bak") where every passport writes Kim, Lee,
+    Park."""
+    from redstring.consolidation.names import raw_tokens
+
+    assert raw_tokens("김 민준") == raw_tokens("KIM MINJUN") == ["kim", "minjun"]
+    assert raw_tokens("김민준") == ["kimminjun"]  # unspaced: one token, as "KIMMINJUN"
+    assert raw_tokens("이 서연") == ["lee", "seoyeon"]
+    assert raw_tokens("박 지훈") == raw_tokens("Park Jihun")
+    assert raw_tokens("민준 김") == ["minjun", "kim"]
+    assert raw_tokens("장준훈") == ["jangjunhun"]
