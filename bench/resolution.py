@@ -129,6 +129,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-in": [10000],
     "people-jp": [10000],
     "people-kr": [10000],
+    "people-intl": [10000],
     "people-export": [1000, 5000],
     "people-eu": [5000],
     "people-registry": [5000],
@@ -974,6 +975,48 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             "phone",
             "address",
             [cl.ExactMatch("sex")],
+        )
+    if kind == "people-intl":
+        # One full-name column in eight scripts and orders, compared as the docs
+        # compare a name; each birth date brought to ISO by its own country's reader
+        # (done here, to its favour: the column mixes month-first and day-first),
+        # ids and phones to their digits (the phone's last nine).
+        readers: dict[str, Callable[[str], str | None]] = {
+            "US": lambda t: _iso(t[3:5], t[:2], t[6:]) if len(t) == 10 else None,
+            "ES": _es_iso, "CN": _cn_iso, "RU": _ru_iso, "JP": _jp_iso, "KR": _kr_iso,
+            "IN": _in_iso, "SA": _dmy_iso,
+        }  # fmt: skip
+        frame = {
+            "unique_id": ids,
+            "full_name": _column(records, "name", lambda t: _clean(t.lower())),
+            "dob": [readers[r["country"]](r["date_of_birth"]) for r in records.rows],
+            "id_number": _column(records, "id_number", lambda t: None if "*" in t else _code(t)),
+            "phone": _column(records, "phone", lambda t: (_digits(t) or "")[-9:] or None),
+            "city": _column(records, "city"),
+            "sex": _column(records, "sex"),
+            "country": _column(records, "country"),
+        }
+        return SplinkPlan(
+            frame,
+            settings(
+                [
+                    block_on("full_name"),
+                    block_on("dob"),
+                    block_on("id_number"),
+                    block_on("phone"),
+                ],
+                [
+                    cl.NameComparison("full_name").configure(term_frequency_adjustments=True),
+                    cl.DateOfBirthComparison("dob", input_is_string=True),
+                    cl.DamerauLevenshteinAtThresholds("id_number", [1, 2]),
+                    cl.LevenshteinAtThresholds("phone", [1, 2]),
+                    cl.ExactMatch("city").configure(term_frequency_adjustments=True),
+                    cl.ExactMatch("sex"),
+                    cl.ExactMatch("country"),
+                ],
+            ),
+            [block_on("id_number"), block_on("full_name", "dob")],
+            [block_on("full_name"), block_on("dob")],
         )
     if kind == "people-eu":
         # "FAMILY Given": a Splink user splits the capitals off as the family name and

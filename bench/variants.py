@@ -154,6 +154,16 @@ Sets (columns exactly as a user's CSV would hold them):
     mobile per identity, three layouts, 20% missing); ``주소`` (city, district, road
     and number; 8% of copies the identity's other address, 10% missing); ``성별`` as
     남/여 or 남성/여성.
+``people-intl`` (same source's identities and copies; ``--id-column customer_id
+    --name-column name``): an international customer list in one schema, each
+    identity's copies as one of eight registers above writes them (``INTL_SOURCES``:
+    people-us, -es, -cn, -ru, -jp, -kr, -in, -ar, one drawn per identity):
+    ``customer_id``; ``name`` (the register's name, its parts joined); ``date_of_birth``
+    (so month-first US dates beside day-first ones, written-out Spanish and Russian
+    ones, era dates, 年月日 and 년월일 in one column); ``id_number`` (SSN, DNI,
+    resident id, passport, resident number, Aadhaar or national id; none for Japan);
+    ``phone``; ``city`` (a Japanese or Korean copy's whole address); ``sex`` (as each
+    register writes it: "M" is a man in one and a woman in another); ``country``.
 ``people-eu`` (same source; ``--id-column Kennung --name-column Name``): a German
     contact export, headers in German: ``Kennung``; ``Name`` as "FAMILY Given Middle"
     (the family name first, in capitals, as an identity card prints it);
@@ -2363,6 +2373,56 @@ def people_kr(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("people-kr", "Person", "회원번호", "성명", rows, gold)
 
 
+#: The registers people-intl draws each identity's copies from, with the columns
+#: that hold its name, birth date, id number, phone, place and sex there, and the
+#: country they are from.
+INTL_SOURCES = (
+    ("US", "people-us", ("name",), "birth_date", "ssn", "phone", "city", "gender"),
+    ("ES", "people-es", ("nombre", "apellido1", "apellido2"), "fecha_nacimiento", "dni",
+     "telefono", "municipio", "sexo"),
+    ("CN", "people-cn", ("name",), "birth_date", "resident_id", "mobile", "city", "sex"),
+    ("RU", "people-ru", ("фио",), "дата_рождения", "паспорт", "телефон", "город", "пол"),
+    ("JP", "people-jp", ("氏名",), "生年月日", None, "電話番号", "住所", "性別"),
+    ("KR", "people-kr", ("성명",), "생년월일", "주민등록번호", "휴대폰", "주소", "성별"),
+    ("IN", "people-in", ("name",), "dob", "aadhaar", "mobile", "district", "gender"),
+    ("SA", "people-ar", ("full_name",), "date_of_birth", "national_id", "mobile", "city",
+     "gender"),
+)  # fmt: skip
+
+
+def people_intl(source: list[dict[str, str]], seed: int) -> RecordSet:
+    """people-parts' identities as an international customer list: each identity's
+    copies as one of eight national registers writes them, in one schema (see the
+    module docstring)."""
+    builders = {
+        "people-us": people_us, "people-es": people_es, "people-cn": people_cn,
+        "people-ru": people_ru, "people-jp": people_jp, "people-kr": people_kr,
+        "people-in": people_in, "people-ar": people_ar,
+    }  # fmt: skip
+    registers = {name: builders[name](source, seed).rows for _, name, *_ in INTL_SOURCES}
+    rows, gold = [], []
+    for number, row in enumerate(source):
+        identity = row["cluster"]
+        country, name, names, born, code, phone, place, sex = rng(
+            seed, "intl-identity", identity
+        ).choice(INTL_SOURCES)
+        copy = registers[name][number]
+        rows.append(
+            {
+                "customer_id": f"c{number:06d}",
+                "name": " ".join(copy[n] for n in names if copy[n]),
+                "date_of_birth": copy[born],
+                "id_number": copy[code] if code else "",
+                "phone": copy[phone],
+                "city": copy[place],
+                "sex": copy[sex],
+                "country": country,
+            }
+        )
+        gold.append(identity)
+    return RecordSet("people-intl", "Person", "customer_id", "name", rows, gold)
+
+
 def listing_name(raw: str, r: random.Random) -> str:
     name = raw.strip(" *")
     if r.random() < 0.25:
@@ -3187,6 +3247,7 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
         "people-in",
         "people-jp",
         "people-kr",
+        "people-intl",
         "people-homes",
         "people-forms",
         "people-export",
@@ -3226,6 +3287,8 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
             return people_jp(source, seed)
         if name == "people-kr":
             return people_kr(source, seed)
+        if name == "people-intl":
+            return people_intl(source, seed)
         if name == "people-registry":
             return people_registry(source, seed)
         if name == "people-homes":
@@ -3276,6 +3339,7 @@ SETS = (
     "people-in",
     "people-jp",
     "people-kr",
+    "people-intl",
     "people-export",
     "people-eu",
     "people-registry",

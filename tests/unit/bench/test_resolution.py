@@ -1068,3 +1068,30 @@ def test_korean_register_writes_one_name_and_one_checked_resident_number() -> No
         r"|\d{4}-\d{2}-\d{2}|\d{6}"
     )
     assert all(re.fullmatch(layouts, d) for d in dates)
+
+
+def test_international_list_takes_each_identity_from_one_register() -> None:
+    """Catches an identity's copies drawn from several registers (its name in two
+    scripts for no reason in the data), a column mapped from the wrong field, or a
+    copy that is not its register's row."""
+    source = many_people(60, 4)
+    intl = v.people_intl(source, seed=5)
+    assert list(intl.rows[0]) == [
+        "customer_id", "name", "date_of_birth", "id_number", "phone", "city", "sex", "country",
+    ]  # fmt: skip
+    assert intl.gold == [r["cluster"] for r in source]
+    for _, rows in members_of(intl).items():
+        assert len({row["country"] for row in rows}) == 1
+    assert len({row["country"] for row in intl.rows}) >= 6
+    codes = {name: code for _, name, _, _, code, *_ in v.INTL_SOURCES}
+    ru = v.people_ru(source, seed=5).rows
+    es = v.people_es(source, seed=5).rows
+    for k, row in enumerate(intl.rows):
+        if row["country"] == "RU":
+            assert row["name"] == ru[k]["фио"]
+            assert row["id_number"] == ru[k]["паспорт"]
+        if row["country"] == "ES":
+            names = (es[k]["nombre"], es[k]["apellido1"], es[k]["apellido2"])
+            assert row["name"] == " ".join(n for n in names if n)
+            assert row["date_of_birth"] == es[k]["fecha_nacimiento"]
+    assert codes["people-jp"] is None  # the Japanese register holds no id number
