@@ -3779,3 +3779,27 @@ def test_a_korean_name_in_hangul_and_its_passport_spelling_are_one_name() -> Non
     assert raw_tokens("박 지훈") == raw_tokens("Park Jihun")
     assert raw_tokens("민준 김") == ["minjun", "kim"]
     assert raw_tokens("장준훈") == ["jangjunhun"]
+
+
+def test_the_start_bar_is_never_above_the_histograms_own_valley() -> None:
+    """Catches the bar read from two fitted Gaussians alone where the non-matches'
+    log-odds are no Gaussian: a file of several registers' records (people-intl)
+    has a long right tail of partial agreements; fitted wide, it put the crossing at
+    log-odds 15.7, deep in the matches (R 0.937), though the histogram is thinnest
+    at 5-10. A well-shaped pair of bumps keeps the crossing it had."""
+    from redstring.consolidation.record_model import _start_logit
+
+    rng = np.random.default_rng(3)
+    # people-intl's candidates, 5 log-odds a bin: -30 ... 35.
+    per_bin = [4628, 7347, 6525, 4110, 15814, 55025, 36728, 7263, 7651, 14827, 15773, 10700,
+               3757, 250]  # fmt: skip
+    tailed = np.concatenate(
+        [rng.uniform(low, low + 5, n) for low, n in zip(range(-30, 40, 5), per_bin, strict=True)]
+    )
+    bar = _start_logit(tailed)
+    assert bar is not None
+    assert 5.0 <= bar <= 10.0
+    shaped = np.concatenate(
+        [rng.normal(-3, 4, 60000), rng.normal(6, 2.5, 15000), rng.normal(20, 4, 40000)]
+    )
+    assert _start_logit(shaped) == pytest.approx(11.3, abs=0.1)
