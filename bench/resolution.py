@@ -96,6 +96,7 @@ from variants import (
     SETS,
     RecordSet,
     build,
+    plain,
 )
 
 from redstring.composition.consolidation import Consolidator
@@ -130,6 +131,7 @@ DEFAULT_SIZES: dict[str, list[int | None]] = {
     "people-jp": [10000],
     "people-kr": [10000],
     "people-intl": [10000],
+    "people-br": [10000],
     "people-export": [1000, 5000],
     "people-eu": [5000],
     "people-registry": [5000],
@@ -1017,6 +1019,40 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             ),
             [block_on("id_number"), block_on("full_name", "dob")],
             [block_on("full_name"), block_on("dob")],
+        )
+    if kind == "people-br":
+        # A Splink user takes the first word as the given name and the last word
+        # that is no son's suffix (Filho, Júnior) as the family name; dates to ISO,
+        # the CPF, phone and CEP to their digits (done here, to its favour).
+        given, family = [], []
+        for row in records.rows:
+            words = plain(row["nome"]).lower().split()
+            son = [w for w in words if w in ("filho", "junior")]
+            rest = [w for w in words if w not in son]
+            given.append(_clean(rest[0]) if rest else None)
+            family.append(_clean(rest[-1]) if len(rest) > 1 else None)
+        frame = {
+            "unique_id": ids,
+            "given_name": given,
+            "family_name": family,
+            "dob": _column(records, "data_nascimento", _dmy_iso),
+            "cpf": _column(records, "cpf", _digits),
+            "phone": _column(records, "celular", _without_country_code("55", 11)),
+            "postcode": _column(records, "cep", _digits),
+            "city": _column(records, "cidade", lambda t: _clean(plain(t))),
+            "state": _column(records, "uf"),
+            "sex": _column(records, "sexo"),
+        }
+        return registered_people(
+            frame,
+            ("given_name", "family_name"),
+            cl.DateOfBirthComparison("dob", input_is_string=True),
+            "cpf",
+            "phone",
+            "city",
+            # The suffix as a comparison of its own broke Splink's EM (an m
+            # probability of 1e-317 it refuses): it is kept out of the name only.
+            [cl.ExactMatch("postcode"), cl.ExactMatch("state"), cl.ExactMatch("sex")],
         )
     if kind == "people-eu":
         # "FAMILY Given": a Splink user splits the capitals off as the family name and

@@ -164,6 +164,19 @@ Sets (columns exactly as a user's CSV would hold them):
     resident id, passport, resident number, Aadhaar or national id; none for Japan);
     ``phone``; ``city`` (a Japanese or Korean copy's whole address); ``sex`` (as each
     register writes it: "M" is a man in one and a woman in another); ``country``.
+``people-br`` (same source's identities and copies; ``--id-column id_cliente
+    --name-column nome``): a Brazilian customer register with fathers and sons of one
+    name. ``id_cliente``; ``nome``: a given name (some compound, "Maria das Graças")
+    and one or two surnames by how many people hold them (Silva about a tenth), now
+    and then joined by "de"/"da"/"dos"; of every ten identities the second, where it
+    and the first are men, is the first's son: his father's whole name with "Filho"
+    or "Júnior" (written in 60% of his copies), his father's home (city, CEP) and
+    line, his own birth date and CPF. A copy keeps only the father's surname (20%),
+    drops the particle (10%), drops every accent (30%), writes in capitals (10%) or
+    mistypes (5%); ``data_nascimento`` DD/MM/YYYY (80%) or ISO; ``cpf`` (with its two
+    check digits; the codes' typos, 20% missing, a quarter of the rest bare digits);
+    ``celular`` (three layouts, 20% missing); ``cep`` "01310-100" or "01310100" (10%
+    missing); ``cidade`` (accents dropped in 30%); ``uf``; ``sexo`` M/F.
 ``people-eu`` (same source; ``--id-column Kennung --name-column Name``): a German
     contact export, headers in German: ``Kennung``; ``Name`` as "FAMILY Given Middle"
     (the family name first, in capitals, as an identity card prints it);
@@ -1281,7 +1294,7 @@ def dni(seed: int, identity: str) -> str:
     return f"{number}{_DNI_LETTERS[number % 23]}"
 
 
-def _plain(text: str) -> str:
+def plain(text: str) -> str:
     """`text` without its accents, as a keyboard without them writes it."""
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
@@ -1312,9 +1325,9 @@ def people_es(source: list[dict[str, str]], seed: int) -> RecordSet:
         if r.random() < 0.05:
             k = r.randrange(2)
             names[k] = typo(names[k], r)
-        plain = r.random() < 0.30
+        unaccented = r.random() < 0.30
         upper = r.random() < 0.10
-        names = [_plain(n) if plain else n for n in names]
+        names = [plain(n) if unaccented else n for n in names]
         names = [n.upper() if upper else n for n in names]
         date = split_date(row["dob"])
         written = ""
@@ -1335,7 +1348,7 @@ def people_es(source: list[dict[str, str]], seed: int) -> RecordSet:
                 "fecha_nacimiento": written,
                 "dni": code_noise(dni(seed, identity), r),
                 "telefono": phone,
-                "municipio": "" if r.random() < 0.1 else (_plain(place) if plain else place),
+                "municipio": "" if r.random() < 0.1 else (plain(place) if unaccented else place),
                 "provincia": "" if r.random() < 0.2 else province,
                 "sexo": {"male": "H", "female": "M"}.get(row["gender"], ""),
             }
@@ -2373,6 +2386,147 @@ def people_kr(source: list[dict[str, str]], seed: int) -> RecordSet:
     return RecordSet("people-kr", "Person", "회원번호", "성명", rows, gold)
 
 
+#: Brazilian given names, men's and women's, roughly by how many people hold them.
+BR_GIVEN_NAMES = {
+    "male": (
+        ("José", 30), ("João", 28), ("Antônio", 22), ("Francisco", 18), ("Carlos", 16),
+        ("Paulo", 15), ("Pedro", 14), ("Lucas", 13), ("Luiz", 12), ("Marcos", 11),
+        ("Luís", 10), ("Gabriel", 10), ("Rafael", 9), ("Daniel", 8), ("Marcelo", 8),
+        ("Bruno", 7), ("Eduardo", 7), ("Felipe", 6), ("Raimundo", 6), ("Rodrigo", 6),
+        ("João Pedro", 5), ("José Carlos", 5), ("Luiz Carlos", 4),
+    ),
+    "female": (
+        ("Maria", 40), ("Ana", 25), ("Francisca", 12), ("Antônia", 11), ("Adriana", 10),
+        ("Juliana", 10), ("Márcia", 9), ("Fernanda", 9), ("Patrícia", 9), ("Aline", 8),
+        ("Sandra", 7), ("Camila", 7), ("Amanda", 6), ("Bruna", 6), ("Jéssica", 6),
+        ("Letícia", 5), ("Maria das Graças", 5), ("Maria de Fátima", 5), ("Ana Paula", 5),
+    ),
+}  # fmt: skip
+#: Surnames, roughly by how many people hold them (Silva about a tenth); a person
+#: has one or two, the mother's before the father's, now and then joined by "de",
+#: "da", "dos".
+BR_SURNAMES = (
+    ("Silva", 50), ("Santos", 35), ("Oliveira", 25), ("Souza", 24), ("Rodrigues", 16),
+    ("Ferreira", 15), ("Alves", 15), ("Pereira", 14), ("Lima", 13), ("Gomes", 12),
+    ("Costa", 11), ("Ribeiro", 11), ("Martins", 10), ("Carvalho", 10), ("Almeida", 9),
+    ("Lopes", 8), ("Soares", 8), ("Fernandes", 8), ("Vieira", 8), ("Barbosa", 7),
+    ("Rocha", 7), ("Dias", 7), ("Nascimento", 7), ("Andrade", 6), ("Moreira", 6),
+    ("Nunes", 6), ("Marques", 6), ("Machado", 5), ("Mendes", 5), ("Freitas", 5),
+    ("Cardoso", 5), ("Ramos", 5), ("Gonçalves", 5), ("Santana", 4), ("Teixeira", 4),
+)  # fmt: skip
+#: Cities with their state.
+BR_CITIES = (
+    ("São Paulo", "SP"), ("Rio de Janeiro", "RJ"), ("Belo Horizonte", "MG"),
+    ("Salvador", "BA"), ("Fortaleza", "CE"), ("Brasília", "DF"), ("Curitiba", "PR"),
+    ("Recife", "PE"), ("Porto Alegre", "RS"), ("Manaus", "AM"), ("Belém", "PA"),
+    ("Goiânia", "GO"), ("Campinas", "SP"), ("São Luís", "MA"), ("Maceió", "AL"),
+)  # fmt: skip
+#: The suffix a son given his father's whole name carries.
+BR_SON = ("Filho", "Júnior")
+
+
+def cpf(seed: int, identity: str) -> str:
+    """A CPF per identity: nine digits and the two check digits Brazil computes."""
+    r = rng(seed, "cpf", identity)
+    digits = [r.randrange(10) for _ in range(9)]
+    for length in (9, 10):
+        total = sum(d * w for d, w in zip(digits, range(length + 1, 1, -1), strict=True))
+        digits.append(0 if total % 11 < 2 else 11 - total % 11)
+    text = "".join(map(str, digits))
+    return f"{text[:3]}.{text[3:6]}.{text[6:9]}-{text[9:]}"
+
+
+def _br_person(seed: int, identity: str, sex: str) -> tuple[str, list[str]]:
+    """An identity's given name and surnames (`BR_GIVEN_NAMES`, `BR_SURNAMES`)."""
+    facts = rng(seed, "br-identity", identity)
+    pool = BR_GIVEN_NAMES[sex]
+    given = facts.choices([g for g, _ in pool], [w for _, w in pool])[0]
+    names, weights = zip(*BR_SURNAMES, strict=True)
+    surnames = facts.choices(names, weights, k=2 if facts.random() < 0.7 else 1)
+    if len(surnames) == 2 and facts.random() < 0.2:
+        surnames = [f"{facts.choice(('de', 'da', 'dos'))} {surnames[0]}", surnames[1]]
+    return given, list(dict.fromkeys(surnames))
+
+
+def people_br(source: list[dict[str, str]], seed: int) -> RecordSet:
+    """people-parts' identities as a Brazilian customer register, fathers and sons of
+    one name among them (see the module docstring)."""
+    genders: dict[str, Counter[str]] = {}
+    order: list[str] = []
+    for row in source:
+        if row["cluster"] not in genders:
+            order.append(row["cluster"])
+        genders.setdefault(row["cluster"], Counter())[row["gender"]] += 1
+    sex_of = {
+        q: (g if g in BR_GIVEN_NAMES else rng(seed, "br-sex", q).choice(("male", "female")))
+        for q, c in genders.items()
+        for g in [c.most_common(1)[0][0]]
+    }
+    # Of every ten identities (in the source's order), the second of a pair of men
+    # is the first's son: his father's whole name and a suffix, his home and line.
+    father: dict[str, str] = {}
+    for k in range(1, len(order)):
+        if k % 10 == 1 and sex_of[order[k]] == sex_of[order[k - 1]] == "male":
+            father[order[k]] = order[k - 1]
+    rows, gold = [], []
+    for number, row in enumerate(source):
+        identity, r = row["cluster"], rng(seed, "br", row["unique_id"])
+        home = father.get(identity, identity)
+        given, surnames = _br_person(seed, home, sex_of[identity])
+        facts = rng(seed, "br-home", home)
+        city, state = facts.choice(BR_CITIES)
+        postcode = f"{facts.randrange(10**7, 10**8):08d}"
+        mobile = f"{facts.randint(11, 99)}9" + "".join(str(facts.randint(0, 9)) for _ in range(8))
+        suffix = rng(seed, "br-son", identity).choice(BR_SON) if identity in father else ""
+        parts = [given, *surnames]
+        layout = r.random()
+        if layout < 0.2 and len(surnames) > 1:
+            parts = [given, surnames[-1]]  # the father's surname alone
+        elif layout < 0.3:
+            parts = [p.split()[-1] if p.startswith(("de ", "da ", "dos ")) else p for p in parts]
+        name = " ".join(parts + ([suffix] if suffix and r.random() < 0.6 else []))
+        if r.random() < 0.3:
+            name = plain(name)
+        if r.random() < 0.1:
+            name = name.upper()
+        if r.random() < 0.05:
+            name = typo(name, r)
+        date = split_date(row["dob"])
+        written = ""
+        if date:
+            day, month, year = date
+            written = (
+                f"{day:02d}/{month:02d}/{year:04d}"
+                if r.random() < 0.8
+                else f"{year:04d}-{month:02d}-{day:02d}"
+            )
+        number_id = code_noise(cpf(seed, identity), r)
+        if number_id and r.random() < 0.25:
+            number_id = "".join(c for c in number_id if c.isdigit())
+        rows.append(
+            {
+                "id_cliente": f"br{number:06d}",
+                "nome": name,
+                "data_nascimento": written,
+                "cpf": "" if r.random() < 0.2 else number_id,
+                "celular": mobile_copy(
+                    mobile,
+                    r,
+                    lambda d: f"({d[:2]}) {d[2:7]}-{d[7:]}",
+                    lambda d: f"+55 {d[:2]} {d[2:7]}-{d[7:]}",
+                ),
+                "cep": ""
+                if r.random() < 0.1
+                else (f"{postcode[:5]}-{postcode[5:]}" if r.random() < 0.7 else postcode),
+                "cidade": plain(city) if r.random() < 0.3 else city,
+                "uf": state,
+                "sexo": {"male": "M", "female": "F"}[sex_of[identity]],
+            }
+        )
+        gold.append(identity)
+    return RecordSet("people-br", "Person", "id_cliente", "nome", rows, gold)
+
+
 #: The registers people-intl draws each identity's copies from, with the columns
 #: that hold its name, birth date, id number, phone, place and sex there, and the
 #: country they are from.
@@ -3248,6 +3402,7 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
         "people-jp",
         "people-kr",
         "people-intl",
+        "people-br",
         "people-homes",
         "people-forms",
         "people-export",
@@ -3287,6 +3442,8 @@ def build(name: str, seed: int, data: Path = DATA, *, at_least: int | None = Non
             return people_jp(source, seed)
         if name == "people-kr":
             return people_kr(source, seed)
+        if name == "people-br":
+            return people_br(source, seed)
         if name == "people-intl":
             return people_intl(source, seed)
         if name == "people-registry":
@@ -3340,6 +3497,7 @@ SETS = (
     "people-jp",
     "people-kr",
     "people-intl",
+    "people-br",
     "people-export",
     "people-eu",
     "people-registry",

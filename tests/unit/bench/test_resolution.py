@@ -233,13 +233,13 @@ def test_spanish_register_writes_two_surnames_a_dni_and_spanish_dates() -> None:
         "id_registro", "nombre", "apellido1", "apellido2", "fecha_nacimiento", "dni",
         "telefono", "municipio", "provincia", "sexo",
     ]  # fmt: skip
-    women = {v._plain(g).lower() for g, _ in v.ES_GIVEN_NAMES["female"]}
+    women = {v.plain(g).lower() for g, _ in v.ES_GIVEN_NAMES["female"]}
     for q, rows in members_of(es).items():
         code = v.dni(5, q)
         assert code[8] == "TRWAGMYFPDXBNJZSQVHLCKE"[int(code[:8]) % 23]
         held = [row["dni"] for row in rows if row["dni"]]
         assert all(sum(a != b for a, b in zip(d, code, strict=True)) <= 2 for d in held)
-        first_words = {v._plain(row["nombre"]).lower().split()[0] for row in rows}
+        first_words = {v.plain(row["nombre"]).lower().split()[0] for row in rows}
         assert len(first_words) <= 2  # one given name, now and then mistyped
         # people_source's identities are women.
         assert all(any(w.startswith(f) for w in women) for f in first_words), first_words
@@ -1095,3 +1095,43 @@ def test_international_list_takes_each_identity_from_one_register() -> None:
             assert row["name"] == " ".join(n for n in names if n)
             assert row["date_of_birth"] == es[k]["fecha_nacimiento"]
     assert codes["people-jp"] is None  # the Japanese register holds no id number
+
+
+def test_brazilian_register_gives_sons_their_fathers_name_home_and_line() -> None:
+    """Catches a CPF whose check digits are wrong, a son who is not his father's
+    namesake (no trap left), a son given his father's CPF or birth date (no way to
+    tell them apart), or a name drawn per record."""
+    source = [row | {"gender": "male"} for row in many_people(40, 3)]
+    br = v.people_br(source, seed=5)
+    assert list(br.rows[0]) == [
+        "id_cliente", "nome", "data_nascimento", "cpf", "celular", "cep", "cidade", "uf", "sexo",
+    ]  # fmt: skip
+
+    def valid(code: str) -> bool:
+        digits = [int(c) for c in code if c.isdigit()]
+        for length in (9, 10):
+            total = sum(d * w for d, w in zip(digits, range(length + 1, 1, -1), strict=False))
+            if digits[length] != (0 if total % 11 < 2 else 11 - total % 11):
+                return False
+        return True
+
+    assert valid(v.cpf(5, "Q1"))
+    members = members_of(br)
+    sons = {q for q, rows in members.items() if any(r["nome"].endswith(v.BR_SON) for r in rows)}
+    assert sons
+    for son in sons:
+        father = f"Q{int(son[1:]) - 1}"
+        son_rows, father_rows = members[son], members[father]
+
+        def ends(name: str) -> tuple[str, str]:
+            words = v.plain(name).lower().removesuffix(" filho").removesuffix(" junior").split()
+            return words[0], words[-1]  # given name, the father's surname
+
+        assert {ends(r["nome"]) for r in son_rows} & {ends(r["nome"]) for r in father_rows}
+        assert {r["celular"] for r in son_rows if r["celular"]} & {
+            r["celular"] for r in father_rows if r["celular"]
+        } or not all(r["celular"] for r in son_rows + father_rows)
+        assert v.cpf(5, son) != v.cpf(5, father)
+    for q, rows in members.items():
+        if q not in sons:
+            assert not any(r["nome"].endswith(v.BR_SON) for r in rows)
