@@ -168,9 +168,13 @@ _POSTCODE_HINTS = (
     "邮政编码",
     "우편번호",
 )
+#: Words of a column name that say it holds postcodes, matched as words ("cep" is
+#: inside "reception"): Brazil's CEP, India's PIN code, the Scandinavian and German
+#: names in full.
+_POSTCODE_WORDS = ("cep", "pincode", "postnummer", "postleitzahl", "eircode")
 #: A postcode of digits, as a column named for postcodes holds it ("2600", "123-4567",
-#: "〒123-4567" with Japan's postal mark, "1234567").
-_DIGIT_POSTCODE = re.compile(r"^〒?\s?\d{2,7}(?:[ \-]\d{2,4})?$")
+#: "〒123-4567" with Japan's postal mark, "1234567", a Brazilian CEP "01310100").
+_DIGIT_POSTCODE = re.compile(r"^〒?\s?\d{2,8}(?:[ \-]\d{2,4})?$")
 #: Words of a latitude's and a longitude's column names ("lat", "Latitude", "Breite").
 _LATITUDE_WORDS = ("lat", "latitude", "breite", "breitengrad")
 _LONGITUDE_WORDS = ("lon", "lng", "long", "longitude", "laenge", "lange", "langengrad")
@@ -518,7 +522,7 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
     if (
         (postcode_shaped or digit_postcodes >= SHAPE_SHARE)
         and digit_share >= SHAPE_SHARE
-        and _hint(key, _POSTCODE_HINTS)
+        and (_hint(key, _POSTCODE_HINTS) or _named(key, _POSTCODE_WORDS))
     ):
         # Digits alone ("2600", "90210") look like a year or any code; the name tells.
         return FieldKind.POSTCODE, "short codes in a column named for postcodes"

@@ -3803,3 +3803,30 @@ def test_the_start_bar_is_never_above_the_histograms_own_valley() -> None:
         [rng.normal(-3, 4, 60000), rng.normal(6, 2.5, 15000), rng.normal(20, 4, 40000)]
     )
     assert _start_logit(shaped) == pytest.approx(11.3, abs=0.1)
+
+
+def test_a_brazilian_cep_and_an_indian_pin_code_are_postcodes_by_their_column_names() -> None:
+    """Catches a Brazilian CEP ("01310-100", "01310100": eight digits) read as a phone
+    and an Indian PIN code ("110001") as an id number: digits alone look like either,
+    and "cep" and "pincode" were no postcode words. "cep" counts as a word only: a
+    "reception" column holds no postcodes."""
+    rng = random.Random(40)
+    entities = []
+    for k in range(300):
+        cep = f"{rng.randrange(10**7, 10**8):08d}"
+        entities.append(
+            _entity(
+                f"b{k}",
+                "x",
+                "Person",
+                {
+                    "cep": cep if k % 3 == 0 else f"{cep[:5]}-{cep[5:]}",
+                    "pincode": f"{rng.randrange(11, 86)}{rng.randrange(0, 10**4):04d}",
+                    "reception": f"{rng.randrange(10**7, 10**8)}",
+                },
+            )
+        )
+    kinds = {f.name: f.kind for f in detect_fields(entities).used}
+    assert kinds["cep"] is FieldKind.POSTCODE
+    assert kinds["pincode"] is FieldKind.POSTCODE
+    assert kinds.get("reception") is not FieldKind.POSTCODE
