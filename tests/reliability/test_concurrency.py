@@ -64,8 +64,28 @@ def write_files(folder: Path, writer: str) -> None:
         (folder / f"{writer}-{f:02d}.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
+#: Runs of the scenario at most, until a read lands while the writers write: readers
+#: mostly meet the writers' lock and read between their commits, and on a loaded
+#: machine a run can see no such gap (the invariants hold; the run proved nothing).
+ATTEMPTS = 3
+
+
 @pytest.mark.slow
 def test_two_writers_and_two_readers_lose_and_double_nothing(tmp_path: Path) -> None:
+    landed = False
+    for attempt in range(ATTEMPTS):
+        samples = _run_scenario(tmp_path / f"run{attempt}")
+        total = 2 * FILES * PER_FILE
+        landed = any(0 < c < total for seen in samples for c, _, _ in seen)
+        if landed:
+            break
+    assert landed, "no read landed while the writers were writing: the test proved nothing"
+
+
+def _run_scenario(tmp_path: Path) -> list[list[list[int]]]:
+    """Two writers and two readers on a fresh workspace; every invariant checked.
+    Returns each reader's samples: [entities, vectors, hits]."""
+    tmp_path.mkdir()
     db = tmp_path / "w.db"
     init = subprocess.run(
         [sys.executable, "-m", "redstring.cli", "init", "--db", str(db), "--embedder", "fake"],
@@ -134,9 +154,7 @@ def test_two_writers_and_two_readers_lose_and_double_nothing(tmp_path: Path) -> 
             assert vectors == 0, "ingest embedded records"
             assert entities % PER_FILE == 0, "a reader saw part of a file's commit"
         assert counts[-1] == total
-    assert any(0 < c < total for seen in samples for c, _, _ in seen), (
-        "no read landed while the writers were writing: the test proved nothing"
-    )
+    return samples
 
     async def final() -> None:
         with Workspace.open(db, create=False) as ws:
