@@ -294,10 +294,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PEOPLE_FILE = "historical_figures_50k.csv.gz"
@@ -400,6 +400,28 @@ class RecordSet:
 def rng(seed: int, *key: object) -> random.Random:
     """A generator for one fact: seeded by what it describes, not by call order."""
     return random.Random(":".join(str(k) for k in (seed, *key)))
+
+
+_Value = TypeVar("_Value")
+
+
+def weighted(pool: Sequence[tuple[_Value, float]], r: random.Random) -> _Value:
+    """One value of `pool`'s (value, weight) pairs, drawn by weight."""
+    return r.choices([v for v, _ in pool], [w for _, w in pool])[0]
+
+
+def usual_values(
+    source: list[dict[str, str]], column: str, keep: Callable[[str], object] | None = None
+) -> dict[str, str]:
+    """Each identity's commonest `column` value among its source copies (the first
+    met on a tie), of the values `keep` accepts: what an identity-level fact (its
+    sex, the birth date in its id number) is drawn from. In the source's order of
+    identities; one with no value kept is absent."""
+    counts: dict[str, Counter[str]] = {}
+    for row in source:
+        if keep is None or keep(row[column]):
+            counts.setdefault(row["cluster"], Counter())[row[column]] += 1
+    return {identity: c.most_common(1)[0][0] for identity, c in counts.items()}
 
 
 # --------------------------------------------------------------------------- corruptions
@@ -1171,24 +1193,19 @@ def _cn_name(family: str, given: list[str], r: random.Random) -> str:
 def people_cn(source: list[dict[str, str]], seed: int) -> RecordSet:
     """people-parts' identities with Chinese names, dates, ids, phones and cities (see
     the module docstring)."""
-    families = [f for f, _ in CN_FAMILY_NAMES]
-    weights = [w for _, w in CN_FAMILY_NAMES]
-    births: dict[str, Counter[str]] = {}
-    for row in source:
-        if split_date(row["dob"]):
-            births.setdefault(row["cluster"], Counter())[row["dob"]] += 1
+    births = usual_values(source, "dob", split_date)
     rows, gold = [], []
     for number, row in enumerate(source):
         identity, r = row["cluster"], rng(seed, "cn", row["unique_id"])
         facts = rng(seed, "cn-identity", identity)
-        family = facts.choices(families, weights)[0]
+        family = weighted(CN_FAMILY_NAMES, facts)
         given = facts.sample(CN_SYLLABLES, 2 if facts.random() < 0.7 else 1)
         city, region = facts.choice(CN_CITIES)
         mobile = (
             "1" + str(facts.randint(3, 9)) + "".join(str(facts.randint(0, 9)) for _ in range(9))
         )
-        usual = births.get(identity, Counter()).most_common(1)
-        born = split_date(usual[0][0]) if usual else None
+        usual_dob = births.get(identity)
+        born = split_date(usual_dob) if usual_dob else None
         resident = cn_resident_id(
             region,
             f"{born[2]:04d}{born[1]:02d}{born[0]:02d}" if born else "19000101",
@@ -1302,16 +1319,14 @@ def plain(text: str) -> str:
 def people_es(source: list[dict[str, str]], seed: int) -> RecordSet:
     """people-parts' identities as a Spanish register (see the module docstring)."""
     surname_pool, surname_weights = zip(*ES_SURNAMES, strict=True)
-    genders: dict[str, Counter[str]] = {}
-    for row in source:
-        genders.setdefault(row["cluster"], Counter())[row["gender"]] += 1
+    genders = usual_values(source, "gender")
     rows, gold = [], []
     for number, row in enumerate(source):
         identity, r = row["cluster"], rng(seed, "es", row["unique_id"])
         facts = rng(seed, "es-identity", identity)
-        usual = genders[identity].most_common(1)[0][0]
+        usual = genders[identity]
         pool = ES_GIVEN_NAMES.get(usual) or ES_GIVEN_NAMES[facts.choice(("male", "female"))]
-        given = facts.choices([g for g, _ in pool], [w for _, w in pool])[0]
+        given = weighted(pool, facts)
         first, second = facts.choices(surname_pool, surname_weights, k=2)
         place, province = facts.choice(ES_PLACES)
         mobile = str(facts.choice((6, 7, 9))) + "".join(str(facts.randint(0, 9)) for _ in range(8))
@@ -1478,20 +1493,16 @@ _CYRILLIC_SLIPS = str.maketrans("aeioulnrst", "аеиоулнрст")
 def people_ru(source: list[dict[str, str]], seed: int) -> RecordSet:
     """people-parts' identities as a Russian register in Cyrillic (see the module
     docstring)."""
-    surname_pool, surname_weights = zip(*RU_SURNAMES, strict=True)
     fathers = list(RU_PATRONYMICS)
-    genders: dict[str, Counter[str]] = {}
-    for row in source:
-        genders.setdefault(row["cluster"], Counter())[row["gender"]] += 1
+    genders = usual_values(source, "gender")
     rows, gold = [], []
     for number, row in enumerate(source):
         identity, r = row["cluster"], rng(seed, "ru", row["unique_id"])
         facts = rng(seed, "ru-identity", identity)
-        usual = genders[identity].most_common(1)[0][0]
+        usual = genders[identity]
         sex = usual if usual in RU_GIVEN_NAMES else facts.choice(("male", "female"))
-        pool = RU_GIVEN_NAMES[sex]
-        given = facts.choices([g for g, _ in pool], [w for _, w in pool])[0]
-        family = facts.choices(surname_pool, surname_weights)[0]
+        given = weighted(RU_GIVEN_NAMES[sex], facts)
+        family = weighted(RU_SURNAMES, facts)
         patronymic = RU_PATRONYMICS[facts.choice(fathers)]
         if sex == "female":
             family, patronymic = ru_feminine(family), patronymic[:-2] + "на"
@@ -1630,21 +1641,18 @@ def people_ar(source: list[dict[str, str]], seed: int) -> RecordSet:
     """people-parts' identities as a Gulf register in Latin letters (see the module
     docstring)."""
     rows, gold = [], []
-    genders: dict[str, Counter[str]] = {}
-    for row in source:
-        genders.setdefault(row["cluster"], Counter())[row["gender"]] += 1
+    genders = usual_values(source, "gender")
     men = AR_GIVEN_NAMES["male"]
     for number, row in enumerate(source):
         identity, r = row["cluster"], rng(seed, "ar", row["unique_id"])
         facts = rng(seed, "ar-identity", identity)
-        usual = genders[identity].most_common(1)[0][0]
+        usual = genders[identity]
         sex = usual if usual in AR_GIVEN_NAMES else facts.choice(("male", "female"))
         pool = AR_GIVEN_NAMES[sex]
         # (spellings, the identity's usual spelling) for the name, father, grandfather.
-        chain = [facts.choices([s for s, _ in p], [w for _, w in p])[0] for p in (pool, men, men)]
+        chain = [weighted(p, facts) for p in (pool, men, men)]
         own = [facts.randrange(len(s)) if facts.random() < 0.3 else 0 for s in chain]
-        families, weights = zip(*AR_FAMILY_NAMES, strict=True)
-        family = facts.choices(families, weights)[0]
+        family = weighted(AR_FAMILY_NAMES, facts)
         family_usual = facts.randrange(len(family))
         city = facts.choice(AR_CITIES)
         mobile = "5" + "".join(str(facts.randint(0, 9)) for _ in range(8))
@@ -1840,7 +1848,7 @@ def _in_middle(
     pool: tuple[tuple[str, int], ...], share: float, family: str, r: random.Random
 ) -> str:
     """A north Indian middle name from `pool` for `share` of people, or none."""
-    drawn = r.choices([m for m, _ in pool], [w for _, w in pool])[0]
+    drawn = weighted(pool, r)
     return drawn if r.random() < share and drawn != family else ""
 
 
@@ -1908,14 +1916,12 @@ def _in_father(
 def people_in(source: list[dict[str, str]], seed: int) -> RecordSet:
     """people-parts' identities as an Indian voter / applicant register in Latin letters
     (see the module docstring)."""
-    genders: dict[str, Counter[str]] = {}
-    for row in source:
-        genders.setdefault(row["cluster"], Counter())[row["gender"]] += 1
+    genders = usual_values(source, "gender")
     rows, gold = [], []
     for number, row in enumerate(source):
         identity, r = row["cluster"], rng(seed, "in", row["unique_id"])
         facts = rng(seed, "in-identity", identity)
-        usual = genders[identity].most_common(1)[0][0]
+        usual = genders[identity]
         sex = usual if usual in IN_GIVEN_NAMES else facts.choice(("male", "female"))
         region = "north" if facts.random() < IN_NORTH_SHARE else "south"
         muslim = facts.random() < IN_MUSLIM_SHARE
@@ -2131,14 +2137,12 @@ def people_jp(source: list[dict[str, str]], seed: int) -> RecordSet:
     docstring)."""
     families = [(*f[:3], f[4]) for f in JP_FAMILY_NAMES]
     family_weights = [f[3] for f in JP_FAMILY_NAMES]
-    genders: dict[str, Counter[str]] = {}
-    for row in source:
-        genders.setdefault(row["cluster"], Counter())[row["gender"]] += 1
+    genders = usual_values(source, "gender")
     rows, gold = [], []
     for number, row in enumerate(source):
         identity, r = row["cluster"], rng(seed, "jp", row["unique_id"])
         facts = rng(seed, "jp-identity", identity)
-        usual = genders[identity].most_common(1)[0][0]
+        usual = genders[identity]
         sex = usual if usual in JP_GIVEN_NAMES else facts.choice(("male", "female"))
         pool = JP_GIVEN_NAMES[sex]
         kanji, reading, romaji, variants = facts.choices(families, family_weights)[0]
@@ -2298,17 +2302,13 @@ def people_kr(source: list[dict[str, str]], seed: int) -> RecordSet:
     """people-parts' identities as a Korean member register (see the module
     docstring)."""
     families, weights = [f[:2] for f in KR_FAMILY_NAMES], [f[2] for f in KR_FAMILY_NAMES]
-    genders: dict[str, Counter[str]] = {}
-    births: dict[str, Counter[str]] = {}
-    for row in source:
-        genders.setdefault(row["cluster"], Counter())[row["gender"]] += 1
-        if split_date(row["dob"]):
-            births.setdefault(row["cluster"], Counter())[row["dob"]] += 1
+    genders = usual_values(source, "gender")
+    births = usual_values(source, "dob", split_date)
     rows, gold = [], []
     for number, row in enumerate(source):
         identity, r = row["cluster"], rng(seed, "kr", row["unique_id"])
         facts = rng(seed, "kr-identity", identity)
-        usual = genders[identity].most_common(1)[0][0]
+        usual = genders[identity]
         sex = usual if usual in KR_SYLLABLES else facts.choice(("male", "female"))
         family, family_latin = facts.choices(families, weights)[0]
         given = "".join(facts.sample(KR_SYLLABLES[sex].split(), 2))
@@ -2324,8 +2324,8 @@ def people_kr(source: list[dict[str, str]], seed: int) -> RecordSet:
             return (date[0], date[1], 1940 + (date[2] - 1000) % 70) if date else None
 
         born = moved(row["dob"])
-        usual = births.get(identity, Counter()).most_common(1)
-        usual_born = moved(usual[0][0]) if usual else None
+        usual_dob = births.get(identity)
+        usual_born = moved(usual_dob) if usual_dob else None
         resident = kr_resident_number(
             usual_born or (1, 1, 1970), sex == "male", facts.randrange(10**5)
         )
@@ -2439,8 +2439,7 @@ def cpf(seed: int, identity: str) -> str:
 def _br_person(seed: int, identity: str, sex: str) -> tuple[str, list[str]]:
     """An identity's given name and surnames (`BR_GIVEN_NAMES`, `BR_SURNAMES`)."""
     facts = rng(seed, "br-identity", identity)
-    pool = BR_GIVEN_NAMES[sex]
-    given = facts.choices([g for g, _ in pool], [w for _, w in pool])[0]
+    given = weighted(BR_GIVEN_NAMES[sex], facts)
     names, weights = zip(*BR_SURNAMES, strict=True)
     surnames = facts.choices(names, weights, k=2 if facts.random() < 0.7 else 1)
     if len(surnames) == 2 and facts.random() < 0.2:
@@ -2451,16 +2450,11 @@ def _br_person(seed: int, identity: str, sex: str) -> tuple[str, list[str]]:
 def people_br(source: list[dict[str, str]], seed: int) -> RecordSet:
     """people-parts' identities as a Brazilian customer register, fathers and sons of
     one name among them (see the module docstring)."""
-    genders: dict[str, Counter[str]] = {}
-    order: list[str] = []
-    for row in source:
-        if row["cluster"] not in genders:
-            order.append(row["cluster"])
-        genders.setdefault(row["cluster"], Counter())[row["gender"]] += 1
+    genders = usual_values(source, "gender")
+    order = list(genders)
     sex_of = {
         q: (g if g in BR_GIVEN_NAMES else rng(seed, "br-sex", q).choice(("male", "female")))
-        for q, c in genders.items()
-        for g in [c.most_common(1)[0][0]]
+        for q, g in genders.items()
     }
     # Of every ten identities (in the source's order), the second of a pair of men
     # is the first's son: his father's whole name and a suffix, his home and line.
