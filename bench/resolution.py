@@ -805,7 +805,7 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             "patronymic": patronymic,
             "dob": _column(records, "дата_рождения", _ru_iso),
             "passport": _column(records, "паспорт", _digits),
-            "phone": _column(records, "телефон", _ru_mobile),
+            "phone": _column(records, "телефон", _without_country_code("7", 10, "8")),
             "city": _column(records, "город", lambda text: _clean(text.removeprefix("г. "))),
             "sex": _column(records, "пол"),
         }
@@ -837,7 +837,7 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             "middle_names": middle,
             "dob": _column(records, "date_of_birth", _dmy_iso),
             "national_id": _column(records, "national_id", _digits),
-            "mobile": _column(records, "mobile", _ar_mobile),
+            "mobile": _column(records, "mobile", _without_country_code("966", 9, "0")),
             "city": _column(records, "city"),
             "gender": _column(records, "gender"),
         }
@@ -928,7 +928,7 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             "father_name": father,
             "dob": _column(records, "dob", _in_iso),
             "aadhaar": _column(records, "aadhaar", lambda t: None if "X" in t else _digits(t)),
-            "mobile": _column(records, "mobile", _in_mobile),
+            "mobile": _column(records, "mobile", _without_country_code("91", 10, "0")),
             "district": _column(records, "district"),
             "pincode": _column(records, "pincode"),
             "gender": _column(records, "gender", lambda text: _clean(text[:1])),
@@ -1411,14 +1411,22 @@ def _cn_iso(text: str) -> str | None:
     return _iso(match[3], match[2], match[1]) if match else None
 
 
-def _without_country_code(code: str, length: int) -> Callable[[str], str | None]:
-    """A national number's `length` digits, its country's `code` dropped where written
-    (people-cn's mobiles: 86 and 11; people-es's phones: 34 and 9)."""
+def _without_country_code(code: str, length: int, trunk: str = "") -> Callable[[str], str | None]:
+    """A national number's `length` digits, its country's `code` dropped where written,
+    and the `trunk` prefix a national call dials before them (people-cn's mobiles: 86
+    and 11; people-es's phones: 34 and 9; people-ru's: 7, 10 and 8)."""
 
     def digits_of(text: str) -> str | None:
         digits = _digits(text)
-        whole = digits and len(digits) == len(code) + length and digits.startswith(code)
-        return digits[len(code) :] if digits and whole else digits
+        for prefix in (code, trunk):
+            if (
+                prefix
+                and digits
+                and len(digits) == len(prefix) + length
+                and digits.startswith(prefix)
+            ):
+                return digits[len(prefix) :]
+        return digits
 
     return digits_of
 
@@ -1455,20 +1463,6 @@ def _dmy_iso(text: str) -> str | None:
     return None
 
 
-def _ru_mobile(text: str) -> str | None:
-    """A Russian mobile's ten national digits, its 8 or +7 dropped."""
-    digits = _digits(text)
-    return digits[1:] if digits and len(digits) == 11 and digits[0] in "78" else digits
-
-
-def _ar_mobile(text: str) -> str | None:
-    """A Saudi mobile's nine national digits, its 0 or +966 dropped."""
-    digits = _digits(text)
-    if digits and digits.startswith("966") and len(digits) == 12:
-        return digits[3:]
-    return digits[1:] if digits and len(digits) == 10 and digits[0] == "0" else digits
-
-
 def _in_iso(text: str) -> str | None:
     """people-in's dates ("07-03-1985", "07/03/1985", "07-Mar-1985") as ISO."""
     text = text.strip().lower()
@@ -1478,14 +1472,6 @@ def _in_iso(text: str) -> str | None:
     if match := re.fullmatch(rf"(\d{{1,2}})-({'|'.join(months)})-(\d{{4}})", text):
         return _iso(match[1], str(months.index(match[2]) + 1), match[3])
     return None
-
-
-def _in_mobile(text: str) -> str | None:
-    """An Indian mobile's ten national digits, a 91 (+91) or a 0 in front dropped."""
-    digits = _digits(text)
-    if digits and len(digits) == 12 and digits.startswith("91"):
-        return digits[2:]
-    return digits[1:] if digits and len(digits) == 11 and digits[0] == "0" else digits
 
 
 #: Japanese eras by their kanji and initial: the Gregorian year before their first.
@@ -1501,9 +1487,7 @@ def _jp_iso(text: str) -> str | None:
         return _iso(match[4], match[3], str(year))
     if match := re.fullmatch(r"([HST])(\d+)\.(\d{1,2})\.(\d{1,2})", text):
         return _iso(match[4], match[3], str(_JP_ERA_YEARS[match[1]] + int(match[2])))
-    if match := re.fullmatch(r"(\d{4})[-/年](\d{1,2})[-/月](\d{1,2})日?", text):
-        return _iso(match[3], match[2], match[1])
-    return None
+    return _cn_iso(text)  # the Gregorian layouts: people-cn's three
 
 
 def _katakana(c: str) -> str:
