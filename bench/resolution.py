@@ -869,7 +869,7 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
             "family_name": family,
             "reading": reading,
             "dob": _column(records, "生年月日", _jp_iso),
-            "phone": _column(records, "電話番号", _without_country_code("81", 10)),
+            "phone": _column(records, "電話番号", _without_country_code("81", 10, "0")),
             "postcode": _column(records, "郵便番号", _digits),
             "address": _column(records, "住所", lambda t: _clean(unicodedata.normalize("NFKC", t))),
             "sex": _column(records, "性別", lambda text: _clean(text[:1])),
