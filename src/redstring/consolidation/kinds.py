@@ -518,11 +518,13 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
     postcode_shaped = (
         _share(values, lambda v: _POSTCODE.match(v) is not None, counts) >= SHAPE_SHARE
     )
-    digit_postcodes = _share(values, lambda v: _DIGIT_POSTCODE.match(v) is not None, counts)
     if (
-        (postcode_shaped or digit_postcodes >= SHAPE_SHARE)
-        and digit_share >= SHAPE_SHARE
+        digit_share >= SHAPE_SHARE
         and (_hint(key, _POSTCODE_HINTS) or _named(key, _POSTCODE_WORDS))
+        and (
+            postcode_shaped
+            or _share(values, lambda v: _DIGIT_POSTCODE.match(v) is not None, counts) >= SHAPE_SHARE
+        )
     ):
         # Digits alone ("2600", "90210") look like a year or any code; the name tells.
         return FieldKind.POSTCODE, "short codes in a column named for postcodes"
