@@ -1246,6 +1246,39 @@ def test_records_no_chosen_rule_paired_get_the_refused_rules_blocks() -> None:
     assert len(pairs) == count // 2 - 1 + 2 * (last_block - 2) + 1
 
 
+def test_a_key_most_records_hold_alone_is_tried_in_a_file_of_few_copies() -> None:
+    """Catches a rule choice that reads a key few records share as saying little: in a
+    file where 1 person in 30 has a copy, the birth date pairs only the copies, and
+    the copies sit in other towns. A date held by a tenth of the records is still
+    not tried alone, however selective."""
+    from redstring.consolidation.comparisons import build_columns
+    from redstring.consolidation.kinds import FieldSpec
+    from redstring.consolidation.record_model import _choose_rules
+
+    count, copies = 600, 20
+    entities = []
+    for row in range(count):
+        person = row if row < count - copies else row - copies
+        cells: dict[str, object] = {
+            "born": f"{1900 + person // 12}-{1 + person % 12:02d}-{1 + person % 28:02d}",
+            "town": f"Town {chr(65 + row // 50)}",
+        }
+        if person % 10 == 0:
+            cells["baptised"] = f"{1900 + person // 12}-{1 + person % 12:02d}-{2 + person % 27:02d}"
+        entities.append(_entity(f"b{row}", f"r{row}", "Person", cells))
+    specs = [
+        FieldSpec(name="born", kind=FieldKind.DATE, sources=("born",), reason="test"),
+        FieldSpec(name="town", kind=FieldKind.LOCALITY, sources=("town",), reason="test"),
+        FieldSpec(name="baptised", kind=FieldKind.DATE, sources=("baptised",), reason="test"),
+    ]
+    rules, pairs = _choose_rules(build_columns(entities, specs), count)
+    labels = [r.label for r in rules]
+    assert "born" in labels
+    assert "baptised" not in labels
+    found = {tuple(p) for p in pairs.tolist()}
+    assert all((row - copies, row) in found for row in range(count - copies, count))
+
+
 def test_a_place_alone_is_not_tried_for_records_no_rule_paired() -> None:
     """Catches the pass for unpaired records pairing them through a town alone: a
     record listed once shares its town with its neighbours, not its copies."""
