@@ -75,6 +75,7 @@ def agreeing_clusters(
     strongest_links: int | None = None,
     can_start: npt.NDArray[np.bool_] | None = None,
     tolerated_share: float = 0.0,
+    lone_start: npt.NDArray[np.bool_] | None = None,
 ) -> list[list[int]]:
     """Clusters of the indices 0..n-1 (each sorted, the list sorted by first member).
 
@@ -93,7 +94,9 @@ def agreeing_clusters(
     With `strongest_links` = K, a pair starts a join only when it is one of the K
     strongest pairs of one of its two ends (`_strongest_links`); the verdict still
     reads every cross pair. `can_start` (per pair) further limits which pairs start
-    a join (`record_model._start_logit`); the verdict is unchanged.
+    a join (`record_model._start_logit`); the verdict is unchanged. `lone_start`
+    (per pair) limits which of those join two lone records, where the pair is the
+    only evidence the verdict reads (`record_model.lone_bar`).
     With `tolerated_share` = s, when one cluster has at least `OUTNUMBERED` times the
     other's records, a record of the smaller that scores below `distinct_threshold`
     against at most s of the larger's members, rounded down, does not veto the join:
@@ -127,9 +130,10 @@ def agreeing_clusters(
         strong &= can_start
     edges = np.sort(pairs[strong], axis=1)
     edge_p = probabilities[strong]
+    edge_lone = np.ones(len(edges), dtype=bool) if lone_start is None else lone_start[strong]
     if strongest_links is not None:
         kept = _strongest_links(edges, edge_p, strongest_links)
-        edges, edge_p = edges[kept], edge_p[kept]
+        edges, edge_p, edge_lone = edges[kept], edge_p[kept], edge_lone[kept]
     # Only a pair inside one component of the starting edges (and earlier merges)
     # can ever be asked: clusters join along those edges alone.
     component = _components(edge_ends=edges, groups=root_array)
@@ -138,6 +142,14 @@ def agreeing_clusters(
     whole = _whole_components(
         n, pairs, probabilities, fixed, component, merge_threshold, known, scorer
     )
+    if not edge_lone.all():
+        # The greedy joins would start from a pair that may join two lone records,
+        # or from a cluster an earlier merge made: a component with neither stays
+        # apart, its records as they were.
+        may_start = np.zeros(n, dtype=bool)
+        may_start[component[edges[edge_lone, 0]]] = True
+        may_start[component[root_array != np.arange(n)]] = True
+        whole &= may_start
     if whole.any():
         inside_whole = np.flatnonzero(whole[component])
         labels = component[inside_whole]
@@ -151,8 +163,9 @@ def agreeing_clusters(
         for label, grouped in itertools.groupby(zip(labels, indices, strict=True), key=_first):
             members[label] = [i for _, i in grouped]
         outside = ~whole[component[edges[:, 0]]]
-        edges, edge_p = edges[outside], edge_p[outside]
+        edges, edge_p, edge_lone = edges[outside], edge_p[outside], edge_lone[outside]
     order = np.lexsort((edges[:, 1], edges[:, 0], -edge_p))
+    lone_ok: list[bool] = edge_lone[order].tolist()
     # Tuples zipped from two flat lists: a list of [i, j] lists turned into tuples
     # cost ~3x as much (people-50k's ~800k starting edges: 0.4 s against 0.11).
     left_ends, right_ends = edges[order, 0].tolist(), edges[order, 1].tolist()
@@ -241,7 +254,8 @@ def agreeing_clusters(
             touched: list[int] = []
             for k in sorted(frontier):
                 a, b = root[ends[k][0]], root[ends[k][1]]
-                if worth_checking(a, b):
+                lone = len(members[a]) == 1 == len(members[b])
+                if (lone_ok[k] or not lone) and worth_checking(a, b):
                     wave.append(k)
                     continue
                 for cluster in (a, b):

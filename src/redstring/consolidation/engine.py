@@ -422,11 +422,14 @@ def _plan(
             apart_codes = np.asarray([i * n + j for i, j in separated], dtype=np.int64)
             probabilities[np.isin(low, apart_codes)] = 0.0
         veto_probabilities, veto_scorer = probabilities, group.scorer
-        can_start = None
+        can_start = lone_start = None
         if isinstance(group.scorer, RecordEvidence):
-            # An adjudicator's "same" may start a join whatever the bar.
+            # An adjudicator's "same" may start a join whatever the bars.
+            said_same = [row for row, same in decided.items() if same]
             can_start = group.scorer.can_start.copy()
-            can_start[[row for row, same in decided.items() if same]] = True
+            can_start[said_same] = True
+            lone_start = group.scorer.lone_start.copy()
+            lone_start[said_same] = True
             # Sparse pairs do not veto (`RecordEvidence.veto_view`); bands and grey
             # pairs keep the scores as they are.
             veto_probabilities = group.scorer.veto_view(
@@ -444,6 +447,7 @@ def _plan(
             initial=_by_owner(group.owners),
             strongest_links=STRONGEST_LINKS if group.report is not None else None,
             can_start=can_start,
+            lone_start=lone_start,
             tolerated_share=TOLERATED_SHARE if group.report is not None else 0.0,
         )
         label = np.zeros(len(members), dtype=np.int64)

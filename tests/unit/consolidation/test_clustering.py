@@ -402,6 +402,30 @@ def test_a_pair_below_the_start_bar_starts_no_join_but_its_clusters_still_join()
     assert agreeing_clusters(4, pairs, probs, scorer, can_start=with_0_3) == [[0, 1, 2, 3]]
 
 
+def test_a_pair_below_the_lone_bar_joins_no_two_lone_records_but_joins_a_cluster() -> None:
+    """Catches `lone_start` ignored, in the greedy joins or in a component joined
+    whole, or applied to joins of clusters: 4~5 (a component of two, every pair
+    matching) and 0~1 may not join two lone records; once 1~2 (allowed) has made
+    a cluster of 1 and 2, 0~1 joins 0 to it, its verdict reading 0~2 as well.
+    With neither allowed, 0, 1 and 2 stay apart."""
+    m = np.full((6, 6), 0.9)
+    m[0, 3] = m[3, 0] = m[1, 3] = m[3, 1] = m[2, 3] = m[3, 2] = 0.01
+    m[0, 2] = m[2, 0] = 0.3  # 0, 1, 2 not a whole component: joined one by one
+    pairs = np.asarray([(0, 1), (1, 2), (2, 3), (4, 5)], dtype=np.int64)
+    probs = m[pairs[:, 0], pairs[:, 1]]
+    scorer = _matrix_scorer(m)
+    plain = agreeing_clusters(6, pairs, probs, scorer)
+    assert plain == [[0, 1, 2], [3], [4, 5]]
+    lone = np.asarray([False, True, True, False])
+    assert agreeing_clusters(6, pairs, probs, scorer, lone_start=lone) == [
+        [0, 1, 2], [3], [4], [5],
+    ]  # fmt: skip
+    none_alone = np.asarray([False, False, True, False])
+    assert agreeing_clusters(6, pairs, probs, scorer, lone_start=none_alone) == [
+        [0], [1], [2], [3], [4], [5],
+    ]  # fmt: skip
+
+
 def test_components_join_what_edges_and_starting_groups_connect() -> None:
     """Catches the components that decide which "distinct" pairs the clustering
     files as contradictions (only pairs inside one can ever be asked) splitting a

@@ -489,6 +489,23 @@ def test_people_known_by_name_alone_start_merges_only_on_overwhelming_odds() -> 
     assert trader.start_logit == UNSEPARATED_PEOPLE_LOGIT
 
 
+def test_the_lone_bar_is_even_odds_under_the_match_rate_among_all_pairs() -> None:
+    """Catches a bar for joining two lone records read at the candidates' own rate,
+    or not rising with the workspace: at the bar a pair's odds, its factors added
+    to the match rate among all pairs (the candidates' rate times candidates / all
+    pairs), are even; ten times the records at the same candidates a record need
+    stronger evidence."""
+    from redstring.consolidation.record_model import lone_bar
+
+    prior, records, candidates = 0.1, 1000, 10_000
+    bar = lone_bar(prior, records, candidates)
+    rate = prior * candidates / (records * (records - 1) / 2)
+    factors = bar - math.log(prior / (1 - prior))
+    assert factors + math.log(rate / (1 - rate)) == pytest.approx(0.0)
+    assert bar > 0.0
+    assert lone_bar(prior, 10 * records, 10 * candidates) > bar + 2.0
+
+
 def test_the_names_alone_bar_rises_with_the_workspace() -> None:
     """Catches a names-only bar that ignores the workspace's size: namesakes sharing
     a name grow with the records, a person's duplicates do not, so the same
