@@ -6,6 +6,7 @@
     uv run python bench/resolution.py --no-splink
     uv run python bench/resolution.py --repeat 3             # times: medians of 3 runs
     uv run python bench/resolution.py --one-process          # every set in one process
+    uv run python bench/resolution.py --sets people-us --copied 0.01 0.03  # few copies
 
 Each system's time is one run, or with `--repeat N` the median of N runs made in
 turn (redstring, Splink, redstring, ...), so a set near parity is not decided by one
@@ -64,6 +65,7 @@ import ctypes
 import dataclasses
 import gc
 import importlib.util
+import itertools
 import logging
 import multiprocessing
 import os
@@ -1632,14 +1634,20 @@ def format_ratios(rows: Sequence[Row]) -> str:
 _BUILT: dict[tuple[str, int], RecordSet] = {}
 
 
-def run_set(name: str, size: int | None, seed: int, repeat: int, splink: bool) -> list[Row]:
-    """One set (one size of it): both systems `repeat` times in turn, the median rows."""
+def run_set(
+    name: str, size: int | None, seed: int, repeat: int, splink: bool, copied: float | None = None
+) -> list[Row]:
+    """One set (one size of it, with `copied`: only that share of its identities
+    copied, `RecordSet.few_copied`): both systems `repeat` times in turn, the
+    median rows."""
     if (name, seed) not in _BUILT or (size or 0) > len(_BUILT[name, seed].rows):
         _BUILT.clear()
         _BUILT[name, seed] = build(name, seed, at_least=size)
     records = _BUILT[name, seed]
     if size is not None:
         records = records.sample_clusters(size, seed)
+    if copied is not None:
+        records = records.few_copied(copied, seed)
     print(
         f"== {records.name}: {len(records.rows):,} records, {len(set(records.gold)):,} "
         f"identities; ingest --type {records.entity_type} --id-column {records.id_column}"
@@ -1679,6 +1687,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--size", nargs="+", type=int, default=None, help="records per set (whole clusters)"
     )
+    parser.add_argument(
+        "--copied",
+        nargs="+",
+        type=float,
+        default=None,
+        help="share of identities whose copies are kept (the rest: one record each)",
+    )
     parser.add_argument("--no-splink", action="store_true")
     parser.add_argument("--quick", action="store_true", help="1k people sets: a smoke run")
     parser.add_argument("--seed", type=int, default=17)
@@ -1696,6 +1711,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    if args.copied and not all(0.0 < share <= 1.0 for share in args.copied):
+        parser.error("--copied takes shares above 0 and at most 1")
 
     if not DATA.exists():
         raise SystemExit(f"no evaluation data at {DATA}")
@@ -1712,8 +1729,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.sets = [s for s in args.sets if s != "fodors-zagat"]
         print(f"fodors-zagat left out: ${FODORS_ZAGAT_ENV} is not set ({FODORS_ZAGAT_HOW})")
     rows: list[Row] = []
-    for name, size in plan_runs(args.sets, args.size, args.quick):
-        job = (name, size, args.seed, args.repeat, not args.no_splink)
+    shares: list[float | None] = list(args.copied) if args.copied else [None]
+    for (name, size), copied in itertools.product(
+        plan_runs(args.sets, args.size, args.quick), shares
+    ):
+        job = (name, size, args.seed, args.repeat, not args.no_splink, copied)
         if args.one_process:
             found = run_set(*job)
         else:

@@ -396,6 +396,27 @@ class RecordSet:
             [self.gold[i] for i in keep],
         )
 
+    def few_copied(self, share: float, seed: int) -> RecordSet:
+        """Every record of about `share` of the identities (drawn by `seed`), the
+        first record of each other one: a file where few people have copies, whose
+        candidates are mostly two people sharing a town, a trade or a birth year."""
+        draw = rng(seed, "copied", self.name)
+        copied = {label for label in sorted(set(self.gold)) if draw.random() < share}
+        seen: set[str] = set()
+        keep = []
+        for index, label in enumerate(self.gold):
+            if label in copied or label not in seen:
+                keep.append(index)
+            seen.add(label)
+        return RecordSet(
+            f"{self.name}-copied{share * 100:g}%",
+            self.entity_type,
+            self.id_column,
+            self.name_column,
+            [self.rows[i] for i in keep],
+            [self.gold[i] for i in keep],
+        )
+
 
 def rng(seed: int, *key: object) -> random.Random:
     """A generator for one fact: seeded by what it describes, not by call order."""

@@ -679,6 +679,28 @@ def test_sampling_takes_whole_clusters_deterministically() -> None:
     assert full.sample_clusters(100, seed=5) is full
 
 
+def test_a_few_copied_set_keeps_every_copy_of_a_few_and_one_record_of_the_rest() -> None:
+    """Catches a few-copies set that drops a copied identity's copies, keeps a
+    second record of another, or draws the identities by row order."""
+    full = v.RecordSet(
+        "s", "Person", "id", "name",
+        [{"id": str(i), "name": "x"} for i in range(300)],
+        [f"g{i % 100}" for i in range(300)],
+    )  # fmt: skip
+    few = full.few_copied(0.1, seed=5)
+    assert few == full.few_copied(0.1, seed=5)
+    assert few.name == "s-copied10%"
+    sizes = Counter(few.gold)
+    assert set(sizes.values()) == {1, 3}
+    assert 3 <= sum(1 for n in sizes.values() if n == 3) <= 25
+    assert len(sizes) == 100
+    assert [r["id"] for r in few.rows[:100]] == [str(i) for i in range(100)]
+    reversed_rows = v.RecordSet("s", "Person", "id", "name", full.rows[::-1], full.gold[::-1])
+    copied = {g for g, n in sizes.items() if n == 3}
+    again = Counter(reversed_rows.few_copied(0.1, seed=5).gold)
+    assert {g for g, n in again.items() if n == 3} == copied
+
+
 # --------------------------------------------------------------------------- plumbing
 
 
