@@ -1528,6 +1528,7 @@ def _split_list(value: str) -> list[str]:
 
 def run_splink(records: RecordSet) -> Row:
     from splink import DuckDBAPI, Linker
+    from splink.internals.exceptions import EMTrainingException
 
     logging.getLogger("splink").setLevel(logging.ERROR)
     row = Row(records.name, len(records.rows), f"Splink {_splink_version()}")
@@ -1540,9 +1541,15 @@ def run_splink(records: RecordSet) -> Row:
         )
         linker.training.estimate_u_using_random_sampling(max_pairs=5e6, seed=1)
         for rule in plan.em_rules:
-            linker.training.estimate_parameters_using_expectation_maximisation(
-                rule, estimate_without_term_frequencies=True
-            )
+            try:
+                linker.training.estimate_parameters_using_expectation_maximisation(
+                    rule, estimate_without_term_frequencies=True
+                )
+            except EMTrainingException as error:
+                # A session whose rule pairs no records (a file where few people
+                # have copies): dropped, as a Splink user would drop it; the other
+                # sessions train the parameters.
+                print(f"{records.name} / Splink: EM session skipped: {str(error).split('.')[0]}")
         predictions = linker.inference.predict(threshold_match_probability=0.5)
         clusters = linker.clustering.cluster_pairwise_predictions_at_threshold(
             predictions, threshold_match_probability=0.5
@@ -1659,7 +1666,13 @@ def run_set(
         with tempfile.TemporaryDirectory(prefix="redstring-bench-") as tmp:
             run = run_redstring(records, Path(tmp))
         if splink:
-            run.append(run_splink(records))
+            try:
+                run.append(run_splink(records))
+            except (ArithmeticError, ValueError, RuntimeError) as error:
+                # Splink's training can fail on a small set with few copies (no pair
+                # for a session, a match rate of 0): said, and its row left out.
+                print(f"{records.name} / Splink failed: {type(error).__name__}: {error}")
+                splink = False
         runs.append(run)
     return median_rows(runs)
 
