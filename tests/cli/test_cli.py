@@ -9,6 +9,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -291,6 +292,12 @@ def test_consolidate_reports_field_kinds_and_takes_overrides(tmp_path: Path) -> 
     bar = report["start_bars"]["Person"]
     assert bar is None or isinstance(bar, float)
     assert ("no start bar" if bar is None else f"from log-odds {bar:.1f}") in again.stdout
+    # So is the bar two lone records merge from (`record_model.lone_bar`), read from
+    # each run's own counts: the second run's is printed.
+    assert isinstance(report["lone_bars"]["Person"], float)
+    printed = " ".join(again.stdout.split())  # the console wraps long lines
+    person = printed[printed.index("Person records:") :]
+    assert re.search(r"two records that have joined nothing merge only from log-odds -?\d", person)
 
 
 def test_consolidate_says_when_people_are_known_by_names_alone(tmp_path: Path) -> None:

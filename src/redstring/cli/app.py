@@ -343,6 +343,12 @@ def _print_consolidation(report: ConsolidationReport) -> None:
                     if bar is not None
                     else "  no start bar: these records' scores show no two separate groups"
                 )
+        lone = report.lone_bars.get(entity_type)
+        if lone is not None:
+            console.print(
+                f"  two records that have joined nothing merge only from log-odds {lone:.1f}: "
+                "even odds under the match rate among all pairs, not only the candidates"
+            )
     bands = ", ".join(f"{band} {count}" for band, count in sorted(report.bands.items()))
     console.print(
         f"{report.entities} entities, {report.candidate_pairs} candidate pairs ({bands or 'none'})"

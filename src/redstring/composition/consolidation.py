@@ -81,6 +81,10 @@ class ConsolidationReport:
     #: Person types whose scores showed no two groups: their bar is the cautious
     #: one (`record_model.unseparated_bar`), not read from the records.
     unseparated: list[str] = field(default_factory=list)
+    #: Per record entity type: the log-odds from which two records that have joined
+    #: nothing may merge, even odds under the match rate among all pairs
+    #: (`record_model.lone_bar`).
+    lone_bars: dict[str, float] = field(default_factory=dict)
     #: Per record entity type: fields found to travel together (a household's street,
     #: town and phone), whose agreements count once.
     bundles: dict[str, list[list[str]]] = field(default_factory=dict)
@@ -260,6 +264,7 @@ class Consolidator:
             },
             models_reused=list(plan.reused_models),
             start_bars=bars,
+            lone_bars=dict(plan.lone_bars),
             unseparated=sorted(t for t, model in trained.items() if model.unseparated),
             bundles={
                 t: [[name.removeprefix("@") for name in b] for b in model.bundles]

@@ -155,6 +155,9 @@ class ResolutionPlan:
     models: dict[str, dict[str, object]] = field(default_factory=dict)
     #: Record entity types scored with a model given to the run rather than trained.
     reused_models: list[str] = field(default_factory=list)
+    #: Per record entity type: the log-odds from which two lone records may merge
+    #: (`record_model.lone_bar`).
+    lone_bars: dict[str, float] = field(default_factory=dict)
     #: The entities in the order `candidate_pairs` indexes them.
     entity_ids: list[EntityId] = field(default_factory=list)
     #: Every candidate pair, as index pairs into `entity_ids`, so a benchmark can
@@ -430,6 +433,8 @@ def _plan(
             can_start[said_same] = True
             lone_start = group.scorer.lone_start.copy()
             lone_start[said_same] = True
+            if group.scorer.lone_logit is not None:
+                plan.lone_bars[group.label] = group.scorer.lone_logit
             # Sparse pairs do not veto (`RecordEvidence.veto_view`); bands and grey
             # pairs keep the scores as they are.
             veto_probabilities = group.scorer.veto_view(

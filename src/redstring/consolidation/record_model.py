@@ -318,6 +318,8 @@ class RecordEvidence:
     can_start: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
     #: Per candidate pair: whether it may join two lone records (`lone_bar`).
     lone_start: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    #: That bar, in the candidates' log-odds (None: no pairs were scored).
+    lone_logit: float | None = None
     #: People compared on their names alone whose scores show no two groups
     #: (`names_decide`): a pair whose names all differ scores 0.
     names_only: bool = False
@@ -1923,9 +1925,8 @@ def train(
         logits = _logits(evidence.probabilities)
     evidence.can_start = logits >= start if start is not None else np.ones(len(pairs), dtype=bool)
     candidates = len(pairs) + sum(r.size for r in refused.values())
-    evidence.lone_start = evidence.can_start & (
-        logits >= lone_bar(prior, len(entities), candidates)
-    )
+    evidence.lone_logit = lone_bar(prior, n, candidates)
+    evidence.lone_start = evidence.can_start & (logits >= evidence.lone_logit)
     return evidence
 
 
