@@ -1582,15 +1582,17 @@ def _f(value: float | None, width: int, digits: int = 4) -> str:
 
 
 def format_table(rows: Sequence[Row]) -> str:
+    # As wide as the longest set name ("people-parts-50k-copied1%"), 18 at least.
+    width = max([18, *(len(r.set_name) for r in rows)])
     header = (
-        f"{'set':<18} {'records':>7} {'system':<27} {'P':>6} {'R':>6} {'F1':>6} {'B3-F1':>6} "
+        f"{'set':<{width}} {'records':>7} {'system':<27} {'P':>6} {'R':>6} {'F1':>6} {'B3-F1':>6} "
         f"{'PC':>6} {'compared':>10} {'seconds':>8} {'ent/s':>8} {'peak MB':>8}"
     )
     lines = [header, "-" * len(header)]
     for r in rows:
         compared = "n/a" if r.comparisons is None else f"{r.comparisons:,}"
         lines.append(
-            f"{r.set_name:<18} {r.records:>7} {r.system:<27} {_f(r.precision, 6)} "
+            f"{r.set_name:<{width}} {r.records:>7} {r.system:<27} {_f(r.precision, 6)} "
             f"{_f(r.recall, 6)} {_f(r.f1, 6)} {_f(r.b3_f1, 6)} {_f(r.pc, 6)} {compared:>10} "
             f"{r.seconds:8.2f} {r.eps:8.0f} {r.peak_mb:8.1f}"
         )
@@ -1619,7 +1621,8 @@ def median_rows(runs: Sequence[Sequence[Row]]) -> list[Row]:
 def format_ratios(rows: Sequence[Row]) -> str:
     """Per set, redstring's consolidate time over Splink's (below 1: more entities a
     second than Splink, issue 17's target), and ingest plus consolidate over Splink."""
-    lines = [f"{'set':20} {'consolidate/Splink':>18} {'ingest+consolidate/Splink':>26}"]
+    width = max([20, *(len(r.set_name) for r in rows)])
+    lines = [f"{'set':{width}} {'consolidate/Splink':>18} {'ingest+consolidate/Splink':>26}"]
     by_set: dict[str, dict[str, Row]] = {}
     for row in rows:
         system = "Splink" if row.system.startswith("Splink") else row.system
@@ -1631,7 +1634,7 @@ def format_ratios(rows: Sequence[Row]) -> str:
         if splink is None or consolidate is None or not splink.seconds:
             continue
         both = (consolidate.seconds + (ingest.seconds if ingest else 0.0)) / splink.seconds
-        lines.append(f"{name:20} {consolidate.seconds / splink.seconds:17.2f}x {both:25.2f}x")
+        lines.append(f"{name:{width}} {consolidate.seconds / splink.seconds:17.2f}x {both:25.2f}x")
     return "\n".join(lines)
 
 

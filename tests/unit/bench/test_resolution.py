@@ -722,6 +722,13 @@ def test_row_scores_and_table_prints_missing_figures_as_na() -> None:
     table = bench.format_table([row, bench.Row("s", 4, "y", notes=["hello"])])
     assert "n/a" in table.splitlines()[3]
     assert "s / y: hello" in table
+    # A long set name widens the column: every row's figures end where the header's do.
+    wide = bench.format_table(
+        [bench.Row(name, 4, "x", seconds=2.0) for name in ("s", "people-parts-50k-copied1%")]
+    )
+    header, _, *lines = wide.splitlines()
+    end = header.index("records") + len("records")
+    assert [line.index(" 4 ") + len(" 4") for line in lines] == [end, end]
 
 
 def test_plan_runs_sizes() -> None:
