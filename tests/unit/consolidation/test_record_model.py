@@ -506,6 +506,43 @@ def test_the_lone_bar_is_even_odds_under_the_match_rate_among_all_pairs() -> Non
     assert lone_bar(prior, 10 * records, 10 * candidates) > bar + 2.0
 
 
+def test_an_id_many_copies_hold_is_not_weighed_as_common() -> None:
+    """Catches term frequencies lowering an id number's agreement because one
+    person's many copies hold it: among 400 people, one has 8 copies, each with
+    that person's number; two of them agreeing on it weigh at least what any exact
+    agreement on the number does, where a surname 20 people share weighs less."""
+    from redstring.consolidation.record_model import _levels
+
+    rng = random.Random(8)
+    entities = []
+    for person in range(400):
+        given, family, born = _person(rng)
+        for copy in range(8 if person == 0 else 1):
+            props = {
+                "given_name": _typo(given, rng) if copy % 3 == 1 else given,
+                "family_name": family if person % 20 else "Smithson",
+                "born": born,
+                "register_no": f"R{person:07d}",
+            }
+            entities.append(_entity(f"c{person}-{copy}", f"{given} {family}", "Person", props))
+    evidence = train(entities)
+    names = [c.spec.name for c in evidence.columns]
+    number, surname = names.index("register_no"), names.index("family_name")
+
+    def part(f: int, a: int, b: int) -> float:
+        left, right = np.asarray([a]), np.asarray([b])
+        levels = _levels(evidence.columns, left, right)
+        alone = np.zeros_like(levels)
+        alone[:, f] = levels[:, f]
+        return float(evidence._log_factor(alone, left, right)[0])
+
+    exact = float(evidence.log_m[number][-1] - evidence.log_u[number][-1])
+    assert part(number, 0, 1) >= exact - 1e-9  # copies 0 and 1 of the copied person
+    smithsons = [k for k, e in enumerate(entities) if e.properties["family_name"] == "Smithson"]
+    weight = float(evidence.log_m[surname][-1] - evidence.log_u[surname][-1])
+    assert part(surname, smithsons[-1], smithsons[-2]) < weight
+
+
 def test_the_names_alone_bar_rises_with_the_workspace() -> None:
     """Catches a names-only bar that ignores the workspace's size: namesakes sharing
     a name grow with the records, a person's duplicates do not, so the same
