@@ -1905,6 +1905,9 @@ def train(
     evidence.comparable = evidence._comparable(levels)
     evidence.probabilities = evidence._from_levels(levels, pairs[:, 0], pairs[:, 1])
     logits = _logits(evidence.probabilities)
+    # Every candidate the rules gave, a refused batch's pairs included: the bars
+    # read from the match rate among all pairs scale with them.
+    candidates = len(pairs) + sum(r.size for r in refused.values())
     if not reused:
         standing = [
             r.standing(_logits(evidence._from_levels(r.levels, r.pairs[:, 0], r.pairs[:, 1])))
@@ -1919,7 +1922,7 @@ def train(
         ):
             trained.unseparated = True
             trained.start_logit = (
-                unseparated_bar(len(entities), len(pairs) + sum(r.size for r in refused.values()))
+                unseparated_bar(n, candidates)
                 if names_decide(columns, unseparated=True)
                 else UNSEPARATED_PEOPLE_LOGIT
             )
@@ -1933,7 +1936,6 @@ def train(
         )
         logits = _logits(evidence.probabilities)
     evidence.can_start = logits >= start if start is not None else np.ones(len(pairs), dtype=bool)
-    candidates = len(pairs) + sum(r.size for r in refused.values())
     evidence.lone_logit = lone_bar(prior, n, candidates)
     evidence.lone_start = evidence.can_start & (logits >= evidence.lone_logit)
     return evidence
@@ -2016,8 +2018,13 @@ def unseparated_bar(records: int, candidates: int) -> float:
     precision 0.73). Where the names pass the gate, their agreement is all there
     is to weigh, and the bar scales it alone; other fields (a trade, a gender) are
     weighed by EM in ways no size corrects, so they keep the fixed bar."""
-    pairs = records * (records - 1) / 2
-    return UNSEPARATED_GLOBAL_LOGIT + float(np.log(max(pairs, 1.0) / max(candidates, 1)))
+    return UNSEPARATED_GLOBAL_LOGIT + float(np.log(_all_pairs(records) / max(candidates, 1)))
+
+
+def _all_pairs(records: int) -> float:
+    """Pairs among `records` (at least 1): what the match rate among all pairs is
+    read over."""
+    return max(records * (records - 1) / 2, 1.0)
 
 
 def lone_bar(prior: float, records: int, candidates: int) -> float:
@@ -2036,8 +2043,7 @@ def lone_bar(prior: float, records: int, candidates: int) -> float:
     0.991, people-homes 1% 0.946 -> 0.997, fodors-zagat 0.948 -> 0.957; no set with
     many copies moved (the same bar for every start: people-registry-5k R 0.950 ->
     0.942, its stray copies kept from their clusters)."""
-    pairs = max(records * (records - 1) / 2, 1.0)
-    rate = min(prior * max(candidates, 1) / pairs, 1 - 1e-12)
+    rate = min(prior * max(candidates, 1) / _all_pairs(records), 1 - 1e-12)
     if rate <= 0.0:
         return math.inf
     return float(np.log(prior / (1 - prior)) - np.log(rate / (1 - rate)))
