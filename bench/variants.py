@@ -387,13 +387,8 @@ class RecordSet:
                 break
             keep.extend(members[label])
         keep.sort()
-        return RecordSet(
-            f"{self.name}-{size // 1000}k" if size >= 1000 else f"{self.name}-{size}",
-            self.entity_type,
-            self.id_column,
-            self.name_column,
-            [self.rows[i] for i in keep],
-            [self.gold[i] for i in keep],
+        return self._kept(
+            f"{self.name}-{size // 1000}k" if size >= 1000 else f"{self.name}-{size}", keep
         )
 
     def few_copied(self, share: float, seed: int) -> RecordSet:
@@ -408,8 +403,12 @@ class RecordSet:
             if label in copied or label not in seen:
                 keep.append(index)
             seen.add(label)
+        return self._kept(f"{self.name}-copied{share * 100:g}%", keep)
+
+    def _kept(self, name: str, keep: Sequence[int]) -> RecordSet:
+        """This set's rows at `keep` (in that order) and their gold, as set `name`."""
         return RecordSet(
-            f"{self.name}-copied{share * 100:g}%",
+            name,
             self.entity_type,
             self.id_column,
             self.name_column,
