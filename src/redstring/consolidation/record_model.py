@@ -1559,6 +1559,7 @@ def _dependences(
     n: int,
     seed: int,
     bundles: Sequence[Sequence[int]],
+    u_tables: Sequence[npt.NDArray[np.float64]],
 ) -> list[Dependence]:
     """Pairs of group fields (`GROUP_KINDS`) that agree together among strangers
     far more often than apart (`DEPENDENCE_LIFT`), each with its over-count per pair
@@ -1576,7 +1577,14 @@ def _dependences(
     The pairs kept form a forest (strongest first, Chow-Liu's way): street, postcode
     and town all agreeing are two discounts, not three that would take the street's
     evidence twice. A bundle's fields (`_bundles`) already count once and are left
-    out."""
+    out.
+
+    No over-count exceeds what dependence can explain: two fields agree together
+    among random pairs at most as often as the likelier of the two agrees alone, so
+    the excess is at most minus the log of that one's u. A small workspace's
+    strangers hold copies (a name in kanji and in romaji differs outright): 200
+    Japanese records read postcode ~ phone 7.2 where exact phones' u allows 3.1, and
+    copies agreeing on name, address, postcode and phone scored -2.8."""
     bundled = {f for bundle in bundles for f in bundle}
     group = [
         f
@@ -1615,6 +1623,8 @@ def _dependences(
         excess = np.zeros_like(joint)
         read = joint[2:, 2:] >= DEPENDENCE_MIN_CELL
         excess[2:, 2:][read] = np.maximum(np.log(together[2:, 2:][read] / apart[2:, 2:][read]), 0.0)
+        likelier = np.maximum.outer(u_tables[f][2:], u_tables[g][2:])
+        excess[2:, 2:] = np.minimum(excess[2:, 2:], -np.log(np.maximum(likelier, FLOOR)))
         if excess.any():
             found.append((lift, Dependence(f, g, excess)))
     # Kruskal's forest over the fields, a bundle being one node already joined.
@@ -2304,5 +2314,5 @@ def _estimate(
         u_tables.append(u)
         m_tables.append(_prior_m(column.levels, column.spec.kind))
     m_tables, rounds, bundles, unlearnt = _em_sessions(columns, u_tables, m_tables)
-    dependences = _dependences(columns, n, seed, bundles)
+    dependences = _dependences(columns, n, seed, bundles, u_tables)
     return m_tables, u_tables, rounds, bundles, unlearnt, dependences
