@@ -28,7 +28,7 @@ from redstring.consolidation.names import (
 )
 from redstring.domain.entity import named_by_key
 from redstring.domain.exceptions import InvalidInputError
-from redstring.domain.normalization import latin
+from redstring.domain.normalization import latin, normalize_name
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -731,6 +731,7 @@ def detect_fields(
             report.left_out[key] = "no record has a name of its own (each is named by its key)"
             continue
         kinds[key] = _detect_one(key, values, entity_kind)
+    _codes_of_one_name(head, kinds, forced)
     _join_split_dates(entities, kinds, forced, report)
     _join_coordinates(entities, kinds, forced, report)
     _join_house_numbers(entities, kinds, forced, report)
@@ -745,6 +746,65 @@ def detect_fields(
         report.used.append(FieldSpec(name=key, kind=kind, sources=(key,), reason=reason))
     report.used.extend(remainders)
     return report
+
+
+#: Share of the pairs of records holding one repeated code that also hold one name
+#: for the code to be each entity's own (`_codes_of_one_name`).
+ONE_NAME_SHARE = 0.3
+
+
+#: What a column of repeated codes falls through to when the id rule refuses it: a
+#: name (one word) or a class. A phone or a postcode is read by its own shape.
+_CODES_MISREAD_AS = frozenset(
+    {
+        FieldKind.FAMILY_NAME,
+        FieldKind.GIVEN_NAME,
+        FieldKind.NAME,
+        FieldKind.LOCALITY,
+        FieldKind.CATEGORY,
+    }
+)
+
+
+def _codes_of_one_name(
+    entities: Sequence[Entity],
+    kinds: dict[str, tuple[FieldKind, str]],
+    forced: Mapping[str, FieldKind],
+) -> None:
+    """Codes with digits that repeat, read as ids where the records holding one code
+    mostly hold one name: a person's copies repeat their id number ("X9892593" in
+    ten copies), a household's or a firm's members, sharing a code, do not share a
+    name. The id rule wants codes mostly distinct, and a file of five or more
+    copies per person holds each id five times: its id column fell through to
+    "single-word names" and was compared as a family name."""
+    names = [normalize_name(entity.name) for entity in entities]
+    for key, (kind, _) in list(kinds.items()):
+        if key in forced or key == NAME_FIELD or kind not in _CODES_MISREAD_AS:
+            continue
+        held = [(k, text) for k, entity in enumerate(entities) if (text := field_text(entity, key))]
+        values = [text for _, text in held]
+        counts = Counter(values)
+        if not (
+            len(counts) > 12
+            and len(counts) < 0.3 * len(values)
+            and _share(values, lambda v: _CODE.match(v) is not None and len(v) >= 4, counts)
+            >= SHAPE_SHARE
+            and _share(values, lambda v: any(c.isdigit() for c in v), counts) >= SHAPE_SHARE
+        ):
+            continue
+        holders: dict[str, list[str]] = {}
+        for k, text in held:
+            holders.setdefault(text, []).append(names[k])
+        pairs = same = 0
+        for group in holders.values():
+            pairs += len(group) * (len(group) - 1) // 2
+            same += sum(n * (n - 1) // 2 for n in Counter(group).values())
+        if pairs and same >= ONE_NAME_SHARE * pairs:
+            kinds[key] = (
+                FieldKind.IDENTIFIER,
+                f"codes with digits, repeated, {same / pairs:.0%} of each code's holders "
+                "sharing a name: one entity's copies",
+            )
 
 
 #: Share of records in which a full name holds the name parts' values for it to be
