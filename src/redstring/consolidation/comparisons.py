@@ -22,6 +22,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler
 
+from redstring.consolidation.addresses import spaced_address
 from redstring.consolidation.dates import parse_date
 from redstring.consolidation.kinds import (
     IDENTIFYING_KINDS,
@@ -348,7 +349,7 @@ def _normalise(raws: tuple[str, ...], kind: FieldKind) -> tuple[str, str]:
         # (house number, street) when split over two columns: no street, no address.
         if not raws[-1]:
             return "", ""
-        text = " ".join(raw_tokens(" ".join(r for r in raws if r)))
+        text = " ".join(raw_tokens(spaced_address(" ".join(r for r in raws if r))))
         return text, text
     if kind is FieldKind.COORDINATES:
         try:

@@ -947,6 +947,30 @@ def test_a_house_number_without_its_street_is_no_address() -> None:
     assert compare(column, np.asarray([0, 0]), np.asarray([1, 2])).tolist() == [0, exact]
 
 
+def test_a_japanese_block_written_two_ways_is_one_address() -> None:
+    """Catches an address in Japanese compared as one unspaced word: "5丁目29番2号"
+    and "5-29-2" (one block), or the prefecture left off, shared no word, and two
+    copies' streets compared as different. Another block stays another."""
+    from redstring.consolidation.comparisons import LEVELS, build_columns, compare
+    from redstring.consolidation.kinds import FieldSpec
+
+    rows = [
+        "愛知県名古屋市中区栄5丁目29番2号",
+        "愛知県名古屋市中区栄５－２９－２",
+        "名古屋市中区栄5-29-2",
+        "愛知県名古屋市中区栄5-30-7",
+        "12 Mill Road",
+    ]
+    entities = [_entity(f"j{k}", "x", "Person", {"addr": a}) for k, a in enumerate(rows)]
+    spec = FieldSpec(name="addr", kind=FieldKind.ADDRESS, sources=("addr",), reason="")
+    (column,) = build_columns(entities, [spec])
+    exact = len(LEVELS[FieldKind.ADDRESS])
+    levels = compare(column, np.asarray([0, 0, 0]), np.asarray([1, 2, 3])).tolist()
+    assert levels[0] == exact
+    assert levels[1] > levels[2]  # the prefecture left off: one block still
+    assert levels[2] < exact
+
+
 def test_dates_in_common_formats_normalise_alike() -> None:
     """Catches a parser that reads only ISO dates."""
     forms = [
