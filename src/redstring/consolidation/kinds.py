@@ -596,11 +596,7 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
             return FieldKind.IDENTIFIER, "long codes of one length in a column named for ids"
         if distinct <= 12 or ratio <= 0.05:
             return FieldKind.CATEGORY, f"{distinct} distinct codes of one length"
-    if (
-        _share(values, lambda v: _CODE.match(v) is not None and len(v) >= 4, counts) >= SHAPE_SHARE
-        and digit_share >= SHAPE_SHARE
-        and ratio >= 0.3
-    ):
+    if _digit_codes(values, counts, digit_share) and ratio >= MOSTLY_DISTINCT:
         return FieldKind.IDENTIFIER, "single-token codes with digits, mostly distinct"
     if phone_like >= SHAPE_SHARE:
         return FieldKind.PHONE, "digit strings of phone length"
@@ -751,6 +747,20 @@ def detect_fields(
 #: Share of the pairs of records holding one repeated code that also hold one name
 #: for the code to be each entity's own (`_codes_of_one_name`).
 ONE_NAME_SHARE = 0.3
+#: Distinct values per value for a column of codes to be ids on its values alone.
+MOSTLY_DISTINCT = 0.3
+
+
+def _digit_codes(values: Sequence[str], counts: Counter[str], digit_share: float) -> bool:
+    """Whether `values` (`digit_share` of them holding a digit) are mostly
+    single-token codes of four or more characters with digits: ids when mostly
+    distinct (`_detect_one`), or when repeated by copies of one name
+    (`_codes_of_one_name`)."""
+    return (
+        digit_share >= SHAPE_SHARE
+        and _share(values, lambda v: _CODE.match(v) is not None and len(v) >= 4, counts)
+        >= SHAPE_SHARE
+    )
 
 
 #: What a column of repeated codes falls through to when the id rule refuses it: a
@@ -777,24 +787,21 @@ def _codes_of_one_name(
     name. The id rule wants codes mostly distinct, and a file of five or more
     copies per person holds each id five times: its id column fell through to
     "single-word names" and was compared as a family name."""
-    names = [normalize_name(entity.name) for entity in entities]
     for key, (kind, _) in list(kinds.items()):
         if key in forced or key == NAME_FIELD or kind not in _CODES_MISREAD_AS:
             continue
-        held = [(k, text) for k, entity in enumerate(entities) if (text := field_text(entity, key))]
+        held = [(entity, text) for entity in entities if (text := field_text(entity, key))]
         values = [text for _, text in held]
         counts = Counter(values)
+        digits = _share(values, lambda v: any(c.isdigit() for c in v), counts)
         if not (
-            len(counts) > 12
-            and len(counts) < 0.3 * len(values)
-            and _share(values, lambda v: _CODE.match(v) is not None and len(v) >= 4, counts)
-            >= SHAPE_SHARE
-            and _share(values, lambda v: any(c.isdigit() for c in v), counts) >= SHAPE_SHARE
+            12 < len(counts) < MOSTLY_DISTINCT * len(values)
+            and _digit_codes(values, counts, digits)
         ):
             continue
         holders: dict[str, list[str]] = {}
-        for k, text in held:
-            holders.setdefault(text, []).append(names[k])
+        for entity, text in held:
+            holders.setdefault(text, []).append(normalize_name(entity.name))
         pairs = same = 0
         for group in holders.values():
             pairs += len(group) * (len(group) - 1) // 2

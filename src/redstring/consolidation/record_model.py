@@ -1867,6 +1867,7 @@ def train(
         prior, rounds = model.prior, model.rounds
         unlearnt = [names.index(name) for name in model.unlearnt]
         match_rate = model.random_match_rate
+        used_u = _without_matches(u_tables, m_tables, match_rate, kinds)
     else:
         assert estimate is not None
         m_tables, u_tables, rounds, bundles, unlearnt, dependences = estimate
@@ -1876,12 +1877,10 @@ def train(
         every = np.concatenate([levels, *(r.standing(r.levels) for r in refused.values())])
         prior = _fit_prior(every, m_tables, u_tables, bundles)
         match_rate = random_match_rate(prior, n, candidates)
+        used_u = _without_matches(u_tables, m_tables, match_rate, kinds)
         if match_rate > 0.0:
             # Read again with the matches out of u: the weights the pairs are scored by.
-            prior = _fit_prior(
-                every, m_tables, _without_matches(u_tables, m_tables, match_rate, kinds), bundles
-            )
-    used_u = _without_matches(u_tables, m_tables, match_rate, kinds)
+            prior = _fit_prior(every, m_tables, used_u, bundles)
 
     log_u: list[npt.NDArray[np.float64]] = []
     log_m: list[npt.NDArray[np.float64]] = []
