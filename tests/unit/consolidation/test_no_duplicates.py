@@ -8,17 +8,14 @@ repository (as CI has it); without it these tests are skipped.
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import pytest
 from bench import variants as v
 
-from redstring.composition.records import RecordMapping, import_records
-from redstring.composition.workspace import Workspace
 from redstring.consolidation.engine import resolve_sync
+from tests.support.records import ingested
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -48,23 +45,7 @@ def _one_record_each(
             rows.append(row)
         elif gold in seen and copied_every and seen[gold] % copied_every == 0:
             rows.append(row)
-    with Workspace.open(tmp_path / "w.db", create=True) as workspace:
-        tenant = workspace.register_tenant("unique")
-        asyncio.run(
-            import_records(
-                rows,
-                workspace=workspace,
-                tenant_id=tenant,
-                source_id="people.csv",
-                mapping=RecordMapping(
-                    name_field=records.name_column,
-                    entity_type=records.entity_type,
-                    id_field=records.id_column,
-                ),
-                observed_at=datetime(2026, 1, 1, tzinfo=UTC),
-            )
-        )
-        entities = asyncio.run(workspace.graph.list_entities(tenant))
+    entities = ingested(records, rows, tmp_path / "w.db")
     identity = {
         str(row[records.id_column]): gold
         for row, gold in zip(records.rows, records.gold, strict=True)

@@ -9,17 +9,14 @@ has it), or these tests are skipped.
 
 from __future__ import annotations
 
-import asyncio
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import pytest
 from bench import variants as v
 
-from redstring.composition.records import RecordMapping, import_records
-from redstring.composition.workspace import Workspace
 from redstring.consolidation.engine import resolve_sync
 from redstring.consolidation.metrics import pairwise_prf
+from tests.support.records import SOURCE, ingested
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -37,25 +34,9 @@ def _f1_of_a_small_file(name: str, tmp_path: Path) -> float:
     """Pairwise F1 of the engine's clusters on `SIZE` records of set `name`,
     ingested as a user's CSV would be."""
     records = v.build(name, SEED).sample_clusters(SIZE, SEED)
-    with Workspace.open(tmp_path / "w.db", create=True) as workspace:
-        tenant = workspace.register_tenant("small")
-        asyncio.run(
-            import_records(
-                records.rows,
-                workspace=workspace,
-                tenant_id=tenant,
-                source_id="people.csv",
-                mapping=RecordMapping(
-                    name_field=records.name_column,
-                    entity_type=records.entity_type,
-                    id_field=records.id_column,
-                ),
-                observed_at=datetime(2026, 1, 1, tzinfo=UTC),
-            )
-        )
-        entities = asyncio.run(workspace.graph.list_entities(tenant))
+    entities = ingested(records, records.rows, tmp_path / "w.db")
     identity = {
-        f"people.csv#{row[records.id_column]}": gold
+        f"{SOURCE}#{row[records.id_column]}": gold
         for row, gold in zip(records.rows, records.gold, strict=True)
     }
     of = {e.id: identity[p.source_id] for e in entities for p in e.provenance}

@@ -1,0 +1,44 @@
+"""A benchmark record set's rows ingested as a user's CSV would be, for the tests that
+resolve real-shaped records (`bench.variants`)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from redstring.composition.records import RecordMapping, import_records
+from redstring.composition.workspace import Workspace
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from bench.variants import RecordSet
+
+    from redstring.domain.entity import Entity
+
+#: The source every row is ingested from: a record's provenance is `SOURCE#<id>`.
+SOURCE = "people.csv"
+
+
+def ingested(records: RecordSet, rows: Sequence[dict[str, Any]], path: Path) -> list[Entity]:
+    """`rows` (of `records`' schema) imported into a fresh workspace at `path` with
+    the set's `--type/--id-column/--name-column` mapping, from `SOURCE`; its entities."""
+    with Workspace.open(path, create=True) as workspace:
+        tenant = workspace.register_tenant("records")
+        asyncio.run(
+            import_records(
+                rows,
+                workspace=workspace,
+                tenant_id=tenant,
+                source_id=SOURCE,
+                mapping=RecordMapping(
+                    name_field=records.name_column,
+                    entity_type=records.entity_type,
+                    id_field=records.id_column,
+                ),
+                observed_at=datetime(2026, 1, 1, tzinfo=UTC),
+            )
+        )
+        return asyncio.run(workspace.graph.list_entities(tenant))
