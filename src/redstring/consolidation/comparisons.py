@@ -490,13 +490,18 @@ def _without_defaults(kind: FieldKind, values: list[tuple[str, str]]) -> list[tu
     return [("", "") if text in defaults else (text, alt) for text, alt in values]
 
 
-def build_columns(entities: Sequence[Entity], specs: Sequence[FieldSpec]) -> list[FieldColumn]:
+def build_columns(
+    entities: Sequence[Entity],
+    specs: Sequence[FieldSpec],
+    cells: Mapping[str, list[str]] | None = None,
+) -> list[FieldColumn]:
+    """`cells`: columns already read (`FieldReport.cells`); the rest are read here."""
     columns = []
     normalised: dict[int, list[tuple[str, str]]] = {}
-    table = column_table(
-        entities,
-        (s for spec in specs if spec.kind is not FieldKind.LIST for s in _read_sources(spec)),
-    )
+    read = dict(cells or {})
+    sources = (s for spec in specs if spec.kind is not FieldKind.LIST for s in _read_sources(spec))
+    read.update(column_table(entities, [s for s in sources if s not in read]))
+    table = read
     for f, spec in enumerate(specs):
         if spec.kind is FieldKind.LIST:
             columns.append(_list_column(entities, spec))

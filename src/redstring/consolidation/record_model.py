@@ -1789,7 +1789,7 @@ def train(
     )
     if n < 2 or not report.used:
         return empty
-    columns = build_columns(entities, report.used)
+    columns = build_columns(entities, report.used, report.cells)
     names = [c.spec.name for c in columns]
     reused = model is not None and _fits(model, columns)
     logged = _logged_tables(model, names) if model is not None and reused else None
