@@ -7,6 +7,7 @@
     uv run python bench/resolution.py --repeat 3             # times: medians of 3 runs
     uv run python bench/resolution.py --one-process          # every set in one process
     uv run python bench/resolution.py --sets people-us --copied 0.01 0.03  # few copies
+    uv run python bench/resolution.py --sets people-us --own-columns 7 21  # export columns
 
 Each system's time is one run, or with `--repeat N` the median of N runs made in
 turn (redstring, Splink, redstring, ...), so a set near parity is not decided by one
@@ -1645,11 +1646,18 @@ _BUILT: dict[tuple[str, int], RecordSet] = {}
 
 
 def run_set(
-    name: str, size: int | None, seed: int, repeat: int, splink: bool, copied: float | None = None
+    name: str,
+    size: int | None,
+    seed: int,
+    repeat: int,
+    splink: bool,
+    copied: float | None = None,
+    own: int | None = None,
 ) -> list[Row]:
     """One set (one size of it, with `copied`: only that share of its identities
-    copied, `RecordSet.few_copied`): both systems `repeat` times in turn, the
-    median rows."""
+    copied, `RecordSet.few_copied`; with `own`: that many columns each record fills
+    on its own, `RecordSet.with_own_columns`): both systems `repeat` times in turn,
+    the median rows."""
     if (name, seed) not in _BUILT or (size or 0) > len(_BUILT[name, seed].rows):
         _BUILT.clear()
         _BUILT[name, seed] = build(name, seed, at_least=size)
@@ -1658,6 +1666,8 @@ def run_set(
         records = records.sample_clusters(size, seed)
     if copied is not None:
         records = records.few_copied(copied, seed)
+    if own is not None:
+        records = records.with_own_columns(own, seed)
     print(
         f"== {records.name}: {len(records.rows):,} records, {len(set(records.gold)):,} "
         f"identities; ingest --type {records.entity_type} --id-column {records.id_column}"
@@ -1710,6 +1720,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=None,
         help="share of identities whose copies are kept (the rest: one record each)",
     )
+    parser.add_argument(
+        "--own-columns",
+        nargs="+",
+        type=int,
+        default=None,
+        help="columns each record fills on its own (status, balance, remarks...) added",
+    )
     parser.add_argument("--no-splink", action="store_true")
     parser.add_argument("--quick", action="store_true", help="1k people sets: a smoke run")
     parser.add_argument("--seed", type=int, default=17)
@@ -1729,6 +1746,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--repeat must be at least 1")
     if args.copied and not all(0.0 < share <= 1.0 for share in args.copied):
         parser.error("--copied takes shares above 0 and at most 1")
+    if args.own_columns and min(args.own_columns) < 1:
+        parser.error("--own-columns takes counts of at least 1")
 
     if not DATA.exists():
         raise SystemExit(f"no evaluation data at {DATA}")
@@ -1746,10 +1765,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"fodors-zagat left out: ${FODORS_ZAGAT_ENV} is not set ({FODORS_ZAGAT_HOW})")
     rows: list[Row] = []
     shares: list[float | None] = list(args.copied) if args.copied else [None]
-    for (name, size), copied in itertools.product(
-        plan_runs(args.sets, args.size, args.quick), shares
+    owns: list[int | None] = list(args.own_columns) if args.own_columns else [None]
+    for (name, size), copied, own in itertools.product(
+        plan_runs(args.sets, args.size, args.quick), shares, owns
     ):
-        job = (name, size, args.seed, args.repeat, not args.no_splink, copied)
+        job = (name, size, args.seed, args.repeat, not args.no_splink, copied, own)
         if args.one_process:
             found = run_set(*job)
         else:

@@ -405,6 +405,32 @@ class RecordSet:
             seen.add(label)
         return self._kept(f"{self.name}-copied{share * 100:g}%", keep)
 
+    def with_own_columns(self, count: int, seed: int) -> RecordSet:
+        """This set with `count` more columns each record fills on its own, as a
+        system's export adds them beside the person (`OWN_COLUMNS`, in turn): a
+        status, a balance, a yes/no flag, a visit count, a date of last update, a
+        clerk's remark, a reference number. Drawn per record, copies of one person
+        share them only by chance: a resolver that compares every column it can read
+        has to learn from the data that they tell nothing. Splink's settings, written
+        for the set's own columns, do not read them."""
+        draw = rng(seed, "own", self.name)
+        names = [
+            OWN_COLUMNS[k % len(OWN_COLUMNS)] + (f"_{k // len(OWN_COLUMNS) + 1}" if k >= 7 else "")
+            for k in range(count)
+        ]
+        rows = []
+        for row in self.rows:
+            extra = {name: _own_value(name.split("_")[0], draw) for name in names}
+            rows.append({**row, **extra})
+        return RecordSet(
+            f"{self.name}-own{count}",
+            self.entity_type,
+            self.id_column,
+            self.name_column,
+            rows,
+            list(self.gold),
+        )
+
     def _kept(self, name: str, keep: Sequence[int]) -> RecordSet:
         """This set's rows at `keep` (in that order) and their gold, as set `name`."""
         return RecordSet(
@@ -415,6 +441,54 @@ class RecordSet:
             [self.rows[i] for i in keep],
             [self.gold[i] for i in keep],
         )
+
+
+#: The columns `RecordSet.with_own_columns` adds, in turn (a suffix from the eighth on).
+OWN_COLUMNS = ("status", "balance", "opted", "visits", "updated", "remarks", "reference")
+_REMARKS = [
+    "called",
+    "moved",
+    "paid",
+    "late",
+    "visit",
+    "office",
+    "renewal",
+    "card",
+    "form",
+    "sent",
+    "back",
+    "again",
+    "checked",
+    "address",
+    "updated",
+    "by",
+    "clerk",
+    "phone",
+    "email",
+    "letter",
+    "returned",
+    "signed",
+    "pending",
+    "review",
+    "approved",
+]
+
+
+def _own_value(column: str, draw: random.Random) -> str:
+    """One record's value of an `OWN_COLUMNS` column."""
+    if column == "status":
+        return draw.choice(["active", "pending", "closed", "review"])
+    if column == "balance":
+        return f"{draw.uniform(0, 5000):,.2f}"
+    if column == "opted":
+        return draw.choice(["yes", "no"])
+    if column == "visits":
+        return str(draw.randint(0, 300))
+    if column == "updated":
+        return f"20{draw.randint(19, 24)}-{draw.randint(1, 12):02d}-{draw.randint(1, 28):02d}"
+    if column == "remarks":
+        return " ".join(draw.choices(_REMARKS, k=draw.randint(2, 6)))
+    return f"R{draw.randrange(10**7, 10**8)}"
 
 
 def rng(seed: int, *key: object) -> random.Random:
