@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from redstring.composition.records import RecordMapping, import_records
 from redstring.composition.workspace import Workspace
+from redstring.consolidation.engine import resolve_sync
+from redstring.consolidation.metrics import pairwise_prf
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -42,3 +44,16 @@ def ingested(records: RecordSet, rows: Sequence[dict[str, Any]], path: Path) -> 
             )
         )
         return asyncio.run(workspace.graph.list_entities(tenant))
+
+
+def engine_f1(records: RecordSet, path: Path) -> float:
+    """Pairwise F1 of the engine's clusters on all of `records`, ingested at `path`."""
+    entities = ingested(records, records.rows, path)
+    identity = {
+        f"{SOURCE}#{row[records.id_column]}": gold
+        for row, gold in zip(records.rows, records.gold, strict=True)
+    }
+    of = {e.id: identity[p.source_id] for e in entities for p in e.provenance}
+    cluster = {i: k for k, members in enumerate(resolve_sync(entities).clusters) for i in members}
+    ids = list(of)
+    return pairwise_prf([cluster.get(i, i) for i in ids], [of[i] for i in ids]).f1

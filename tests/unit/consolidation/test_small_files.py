@@ -14,9 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 from bench import variants as v
 
-from redstring.consolidation.engine import resolve_sync
-from redstring.consolidation.metrics import pairwise_prf
-from tests.support.records import SOURCE, ingested
+from tests.support.records import engine_f1
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -33,16 +31,7 @@ SEED = 17
 def _f1_of_a_small_file(name: str, tmp_path: Path) -> float:
     """Pairwise F1 of the engine's clusters on `SIZE` records of set `name`,
     ingested as a user's CSV would be."""
-    records = v.build(name, SEED).sample_clusters(SIZE, SEED)
-    entities = ingested(records, records.rows, tmp_path / "w.db")
-    identity = {
-        f"{SOURCE}#{row[records.id_column]}": gold
-        for row, gold in zip(records.rows, records.gold, strict=True)
-    }
-    of = {e.id: identity[p.source_id] for e in entities for p in e.provenance}
-    cluster = {i: k for k, members in enumerate(resolve_sync(entities).clusters) for i in members}
-    ids = list(of)
-    return pairwise_prf([cluster.get(i, i) for i in ids], [of[i] for i in ids]).f1
+    return engine_f1(v.build(name, SEED).sample_clusters(SIZE, SEED), tmp_path / "w.db")
 
 
 def test_copies_agreeing_on_more_fields_are_not_scored_apart(tmp_path: Path) -> None:
