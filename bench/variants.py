@@ -414,13 +414,18 @@ class RecordSet:
         has to learn from the data that they tell nothing. Splink's settings, written
         for the set's own columns, do not read them."""
         draw = rng(seed, "own", self.name)
+        held = set(self.rows[0]) if self.rows else set()
+        kinds = [OWN_COLUMNS[k % len(OWN_COLUMNS)] for k in range(count)]
+        # The kind, a round's number from the second round on, and "_own" where the
+        # set holds a column of that name already (people-forms has a "status").
         names = [
-            OWN_COLUMNS[k % len(OWN_COLUMNS)] + (f"_{k // len(OWN_COLUMNS) + 1}" if k >= 7 else "")
-            for k in range(count)
+            kind + (f"_{k // len(OWN_COLUMNS) + 1}" if k >= len(OWN_COLUMNS) else "")
+            for k, kind in enumerate(kinds)
         ]
+        names = [name + "_own" if name in held else name for name in names]
         rows = []
         for row in self.rows:
-            extra = {name: _own_value(name.split("_")[0], draw) for name in names}
+            extra = {name: _own_value(kind, draw) for name, kind in zip(names, kinds, strict=True)}
             rows.append({**row, **extra})
         return RecordSet(
             f"{self.name}-own{count}",
@@ -443,7 +448,7 @@ class RecordSet:
         )
 
 
-#: The columns `RecordSet.with_own_columns` adds, in turn (a suffix from the eighth on).
+#: The columns `RecordSet.with_own_columns` adds, in turn (numbered from the eighth on).
 OWN_COLUMNS = ("status", "balance", "opted", "visits", "updated", "remarks", "reference")
 _REMARKS = [
     "called",
