@@ -24,6 +24,7 @@ comes from the data.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import threading
@@ -232,6 +233,17 @@ SESSION_PAIRS = 50_000
 #: more than this share of the rate random pairs do has learnt a group, not an
 #: entity (`_em_sessions`).
 SESSION_DOUBT = 0.5
+#: Divergence of a field's m from its u (nats) from which it counts as evidence for
+#: the veto and the gates (`RecordEvidence._informative`): columns each record
+#: fills on its own read below 0.002, the weakest field of the bench's sets (a sex)
+#: 0.126.
+INFORMATIVE = 0.02
+#: A field judges a session (`_doubtful`) only where at least this share of random
+#: pairs differ in it outright: a date of last update within a few years puts
+#: strangers on its close levels (u of "different" 0.005), and the ratio of two
+#: such small shares called a voter roll's household session one of people
+#: (voters with seven own columns: P 0.9985 -> 0.5723).
+JUDGE_DIFFERS = 0.5
 #: The same for an id number alone (`_doubtful`): one person's copies differ in it
 #: only where mistyped beyond one edit.
 ID_DOUBT = 0.1
@@ -392,8 +404,25 @@ class RecordEvidence:
         return score
 
     def _comparable(self, levels: npt.NDArray[np.int8]) -> npt.NDArray[np.int64]:
-        fields = [f for f, c in enumerate(self.columns) if c.spec.name != NAME_FIELD]
+        fields = [
+            f
+            for f, c in enumerate(self.columns)
+            if c.spec.name != NAME_FIELD and self._informative[f]
+        ]
         return np.asarray((levels[:, fields] > 0).sum(axis=1), dtype=np.int64)
+
+    @functools.cached_property
+    def _informative(self) -> list[bool]:
+        """Per field, whether it tells matches from strangers at all: the divergence
+        of its trained m from u, sum of m * (log m - log u) over its levels, reaches
+        `INFORMATIVE`. A column each record fills on its own (a status, a date of
+        last update) has m as u: it counts as no field two records share for the
+        veto, and a date of last update is no work's date."""
+        out = []
+        for lm, lu in zip(self.log_m, self.log_u, strict=True):
+            m = np.exp(lm[1:])
+            out.append(float((m * (lm[1:] - lu[1:])).sum()) >= INFORMATIVE)
+        return out
 
     def __call__(
         self, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
@@ -468,8 +497,8 @@ class RecordEvidence:
                     far |= _names_apart(column, different, probability, left, right)
                 probability = np.where(far, 0.0, probability)
         if self._work:
-            for column in self.columns:
-                if column.spec.kind in (FieldKind.YEAR, FieldKind.DATE):
+            for f, column in enumerate(self.columns):
+                if column.spec.kind in (FieldKind.YEAR, FieldKind.DATE) and self._informative[f]:
                     stamps = dated(column)
                     one, two = stamps[left], stamps[right]
                     years = np.abs(one // 10000 - two // 10000)
@@ -511,7 +540,7 @@ class RecordEvidence:
         agree = np.zeros(len(levels), dtype=bool)
         against = np.zeros(len(levels), dtype=bool)
         for g, column in enumerate(self.columns):
-            if g == id_field or column.spec.kind in GROUP_KINDS:
+            if g == id_field or column.spec.kind in GROUP_KINDS or not self._informative[g]:
                 continue
             level = levels[:, g]
             weight = self.log_m[g] - self.log_u[g]
@@ -1724,7 +1753,10 @@ def _doubtful(
     judged = [
         (float(m[f][1] / u[f][1]), c.spec.kind)
         for f, c in enumerate(columns)
-        if f != blocked and c.spec.kind not in GROUP_KINDS and u[f][1] > 0 and _shared(c)
+        if f != blocked
+        and c.spec.kind not in GROUP_KINDS
+        and u[f][1] >= JUDGE_DIFFERS
+        and _shared(c)
     ]
     if columns[blocked].spec.kind in PERSON_NAME_KINDS:
         # Matches of a session blocked on a name part that agree on the other parts
@@ -1744,14 +1776,17 @@ def _doubtful(
 
 
 def _shared(column: FieldColumn) -> bool:
-    """Whether two records hold one value of `column`. Where none do (each record's
-    own reference: a row id, an invoice number), every pair differs on it, matches
-    as strangers, so it judges no session (`_doubtful`): read as an id, it called
-    every session's matches a wider thing and m fell back to the priors, under which
-    each copy's differing reference counted against it (people-parts-1k with such a
-    column: R 0.9959 -> 0.8246)."""
+    """Whether at least `SESSION_MIN_MATCHES` pairs of records hold one value of
+    `column`. Where fewer do (each record's own reference: a row id, an invoice
+    number, two of which may meet by chance), nearly every pair differs on it,
+    matches as strangers, so it judges no session (`_doubtful`): read as an id, it
+    called every session's matches a wider thing and m fell back to the priors,
+    under which each copy's differing reference counted against it (people-parts-1k
+    with such a column: R 0.9959 -> 0.8246; songs, whose references met once: F1
+    0.9868 -> 0)."""
     held = column.codes[column.codes >= 0]
-    return len(held) > 0 and int(np.bincount(held).max()) > 1
+    counts = np.bincount(held) if len(held) else np.zeros(0, dtype=np.int64)
+    return float((counts * (counts - 1) // 2).sum()) >= SESSION_MIN_MATCHES
 
 
 def _unlearnt_m(

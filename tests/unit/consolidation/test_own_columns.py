@@ -44,3 +44,32 @@ def test_sessions_on_what_records_fill_on_their_own_teach_nothing(tmp_path: Path
     (`record_model.SESSION_MIN_MATCHES`, 5 then; 20: 0.9968)."""
     records = v.build("people-au", SEED).sample_clusters(2000, SEED).with_own_columns(7, SEED)
     assert engine_f1(records, tmp_path / "w.db") >= 0.99
+
+
+def test_a_date_of_last_update_judges_no_session(tmp_path: Path) -> None:
+    """Catches a date strangers seldom differ in outright (updates within a few
+    years land on its close levels) judging EM sessions by how often their matches
+    differ in it outright: two small shares' ratio called the voter roll's
+    household session one of people, and households merged -- P 0.9985 without such
+    columns, 0.5723 with seven (`record_model.JUDGE_DIFFERS`)."""
+    records = v.build("voters", SEED).with_own_columns(7, SEED)
+    assert engine_f1(records, tmp_path / "w.db") >= 0.99
+
+
+def test_a_date_of_last_update_is_no_works_date(tmp_path: Path) -> None:
+    """Catches every field two records hold counted as evidence by the gates and the
+    veto: a film's copies updated years apart were kept apart as two works years
+    apart, and columns that tell nothing let every pair veto joins -- films F1 1.000
+    without such columns, 0.755 with seven (`RecordEvidence._informative`)."""
+    records = v.build("films", SEED).with_own_columns(7, SEED)
+    assert engine_f1(records, tmp_path / "w.db") >= 0.99
+
+
+def test_a_reference_two_records_share_by_chance_judges_no_session(tmp_path: Path) -> None:
+    """Catches "no two records share it" read literally: songs' per-record
+    references met once by chance, so the reference judged every session, called
+    their matches a wider thing, and nothing merged (F1 0.9868 without such
+    columns, 0 with seven); fewer pairs than a session needs do not judge
+    (`record_model._shared`)."""
+    records = v.build("songs", SEED).with_own_columns(7, SEED)
+    assert engine_f1(records, tmp_path / "w.db") >= 0.97
