@@ -1462,9 +1462,10 @@ def _em_sessions(
     """m by expectation-maximisation, u held at its random-pair estimate.
 
     Each session takes the pairs that agree exactly on one selective field (the ones
-    random pairs agree on least, chosen from this data) -- mostly matches -- and
-    learns m for every *other* field. A field's final m averages the sessions that
-    did not block on it, weighted by how many matches each session found.
+    random pairs agree on least, chosen from this data; a title's pairs share one of
+    its rarest words) -- mostly matches -- and learns m for every *other* field. A
+    field's final m averages the sessions that did not block on it, weighted by how
+    many matches each session found.
 
     Every field takes its m only from sessions blocked on a field that describes one
     entity (not of `GROUP_KINDS`), when there is one: a session blocked on an address
@@ -1812,7 +1813,11 @@ def _unlearnt_m(
 
 
 def _session_pairs(column: FieldColumn) -> tuple[npt.NDArray[np.int64], int]:
-    """Pairs agreeing exactly on `column`; for a list field, sharing a rare value."""
+    """Pairs agreeing exactly on `column`; for a list field, sharing a rare value;
+    for a title, one of its rarest words."""
+    if column.spec.kind is FieldKind.TEXT and column.item_codes is not None:
+        assert column.item_rows is not None
+        return _block_pairs(column.item_codes, rows=column.item_rows)
     if column.spec.kind is not FieldKind.LIST:
         return _block_pairs(column.codes)
     assert column.item_codes is not None
