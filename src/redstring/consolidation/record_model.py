@@ -219,7 +219,8 @@ FLOOR = 1e-6
 #: EM training sessions: the most selective single-field keys, each on its own field.
 TRAINING_SESSIONS = 3
 #: A session whose EM finds fewer matches than this taught nothing (m from a few
-#: matches is a histogram of zeros) and does not count among `TRAINING_SESSIONS`.
+#: matches is a histogram of zeros) and does not count among `TRAINING_SESSIONS`,
+#: unless no session that finds as many found entities (a file of a dozen records).
 #: Sessions on columns each record fills on its own found 2-8 matches in 2,000
 #: records (a remark, a date of last update); on the bench's sets every session
 #: found 88 or more (restaurants' names).
@@ -238,6 +239,10 @@ SESSION_DOUBT = 0.5
 #: fills on its own read below 0.002, the weakest field of the bench's sets (a sex)
 #: 0.126.
 INFORMATIVE = 0.02
+#: In a file of fewer than `SESSION_MIN_MATCHES` / this records, a field judges
+#: sessions from this share of its records in pairs sharing a value, one pair at
+#: least (`_shared`): three people's copies in a dozen records make 18 pairs.
+SHARED_SHARE = 0.01
 #: A field judges a session (`_doubtful`) only where at least this share of random
 #: pairs differ in it outright: a date of last update within a few years puts
 #: strangers on its close levels (u of "different" 0.005), and the ratio of two
@@ -1500,6 +1505,8 @@ def _em_sessions(
         )
     )
     learnt: list[tuple[int, float, list[npt.NDArray[np.float64]], bool | None]] = []
+    # Every session run, by its place in the ranking.
+    every: list[tuple[int, tuple[int, float, list[npt.NDArray[np.float64]], bool | None]]] = []
     rounds_total = 0
     empty = 0
     for tried, (_, blocked) in enumerate(ranked):
@@ -1559,15 +1566,27 @@ def _em_sessions(
             # columns: 0.1963), and people-au's 2,000 records with seven kept only
             # such sessions (R 0.9945 -> 0.7271). The next field is tried instead.
             empty += 1
-            continue
-        learnt.append(
-            (
-                blocked,
-                float(matched.sum()) * share,
-                m_local,
-                _doubtful(columns, blocked, m_local, u_tables),
-            )
+        session = (
+            blocked,
+            float(matched.sum()) * share,
+            m_local,
+            _doubtful(columns, blocked, m_local, u_tables),
         )
+        every.append((tried, session))
+        if session[1] >= SESSION_MIN_MATCHES:
+            learnt.append(session)
+    if all(doubtful is True for *_, doubtful in learnt):
+        # Every session of `SESSION_MIN_MATCHES` found a group, as in a file of a
+        # dozen records whose copies make 18 pairs (three people merged into one
+        # where the sessions on the columns all twelve share counted alone): every
+        # session counts as it comes.
+        learnt = []
+        for tried, session in every:
+            if tried >= 2 * TRAINING_SESSIONS or (
+                tried >= TRAINING_SESSIONS and any(d is not True for *_, d in learnt)
+            ):
+                break
+            learnt.append(session)
     bundles = _bundles(columns, [(b, m) for b, _, m, doubtful in learnt if doubtful])
     if learnt and all(doubtful is True for *_, doubtful in learnt):
         priors = [_unlearnt_m(m_tables[f], u_tables[f], c.spec.kind) for f, c in enumerate(columns)]
@@ -1787,7 +1806,8 @@ def _shared(column: FieldColumn) -> bool:
     0.9868 -> 0)."""
     held = column.codes[column.codes >= 0]
     counts = np.bincount(held) if len(held) else np.zeros(0, dtype=np.int64)
-    return float((counts * (counts - 1) // 2).sum()) >= SESSION_MIN_MATCHES
+    bar = min(SESSION_MIN_MATCHES, max(1.0, SHARED_SHARE * len(column.codes)))
+    return float((counts * (counts - 1) // 2).sum()) >= bar
 
 
 def _unlearnt_m(
