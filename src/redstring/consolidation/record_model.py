@@ -239,6 +239,10 @@ SESSION_DOUBT = 0.5
 #: fills on its own read below 0.002, the weakest field of the bench's sets (a sex)
 #: 0.126.
 INFORMATIVE = 0.02
+#: In a file of fewer than `SESSION_MIN_MATCHES` / this records, a field judges
+#: sessions from this share of its records in pairs sharing a value, one pair at
+#: least (`_shared`): three people's copies in a dozen records make 18 pairs.
+SHARED_SHARE = 0.01
 #: A field judges a session (`_doubtful`) only where at least this share of random
 #: pairs differ in it outright: a date of last update within a few years puts
 #: strangers on its close levels (u of "different" 0.005), and the ratio of two
@@ -1802,7 +1806,8 @@ def _shared(column: FieldColumn) -> bool:
     0.9868 -> 0)."""
     held = column.codes[column.codes >= 0]
     counts = np.bincount(held) if len(held) else np.zeros(0, dtype=np.int64)
-    return float((counts * (counts - 1) // 2).sum()) >= SESSION_MIN_MATCHES
+    bar = min(SESSION_MIN_MATCHES, max(1.0, SHARED_SHARE * len(column.codes)))
+    return float((counts * (counts - 1) // 2).sum()) >= bar
 
 
 def _unlearnt_m(
