@@ -159,6 +159,36 @@ def test_columns_copies_never_share_teach_nothing() -> None:
     assert _pairwise_scores(train(noted), gold).f1 >= 0.95
 
 
+def test_a_field_that_tells_nothing_is_not_compared_and_scores_alike() -> None:
+    """Catches a column each record fills on its own (a status, a yes/no flag)
+    compared on every pair the clustering scores -- listings with seven such
+    columns took 1.2x Splink's time -- or scored one way on the candidates (compared
+    with it) and another on demand (without it)."""
+    entities, _ = people(100, 3, seed=7)
+    rng = random.Random(3)
+    flagged = [
+        e.model_copy(
+            update={
+                # Without the id number, so scores are not all 0 or 1.
+                "properties": {
+                    **{k: v for k, v in e.properties.items() if k != "ausweis"},
+                    "status": rng.choice(["active", "pending", "closed", "review"]),
+                    "opted": rng.choice(["yes", "no"]),
+                }
+            }
+        )
+        for e in entities
+    ]
+    evidence = train(flagged)
+    names = [c.spec.name for c in evidence.columns]
+    silent = [names.index("status"), names.index("opted")]
+    assert [evidence._informative[f] for f in silent] == [False, False]
+    assert evidence._informative[names.index("familienname")]
+    levels, probabilities = evidence._scored(evidence.pairs[:, 0], evidence.pairs[:, 1])
+    assert not levels[:, silent].any()
+    assert np.allclose(probabilities, evidence.probabilities)
+
+
 def test_a_date_split_over_three_columns_is_one_date_field() -> None:
     """Catches day/month/year columns compared as unrelated small integers."""
     entities, _ = people(60, 2)
