@@ -498,10 +498,9 @@ def build_columns(
     """`cells`: columns already read (`FieldReport.cells`); the rest are read here."""
     columns = []
     normalised: dict[int, list[tuple[str, str]]] = {}
-    read = dict(cells or {})
+    table = dict(cells or {})
     sources = (s for spec in specs if spec.kind is not FieldKind.LIST for s in _read_sources(spec))
-    read.update(column_table(entities, [s for s in sources if s not in read]))
-    table = read
+    table.update(column_table(entities, [s for s in sources if s not in table]))
     for f, spec in enumerate(specs):
         if spec.kind is FieldKind.LIST:
             columns.append(_list_column(entities, spec))

@@ -1517,13 +1517,7 @@ def _em_sessions(
     rounds_total = 0
     empty = 0
     for tried, (_, blocked) in enumerate(ranked):
-        rank = tried - empty
-        if rank >= 2 * TRAINING_SESSIONS:
-            break
-        # While every session found a group, the next field in the ranking is
-        # tried: a roll whose rarest fields are a household's learns from its given
-        # names only so.
-        if rank >= TRAINING_SESSIONS and any(doubtful is not True for *_, doubtful in learnt):
+        if _sessions_enough(tried - empty, learnt):
             break
         pairs, _ = _session_pairs(columns[blocked])
         if len(pairs) < 10:
@@ -1565,14 +1559,6 @@ def _em_sessions(
             rounds_total += 1
             if moved < EM_TOLERANCE:
                 break
-        if float(matched.sum()) * share < SESSION_MIN_MATCHES:
-            # A field whose exact agreements are rare among copies as among strangers
-            # (a free-text note, a record's own date of update) pairs a few strangers
-            # by chance; the match or two EM finds there taught people-us-10k with
-            # ten such columns that m(names differ) is 0 (R 0.9989 -> 0.9220; thirty
-            # columns: 0.1963), and people-au's 2,000 records with seven kept only
-            # such sessions (R 0.9945 -> 0.7271). The next field is tried instead.
-            empty += 1
         session = (
             blocked,
             float(matched.sum()) * share,
@@ -1580,7 +1566,15 @@ def _em_sessions(
             _doubtful(columns, blocked, m_local, u_tables),
         )
         every.append((tried, session))
-        if session[1] >= SESSION_MIN_MATCHES:
+        if session[1] < SESSION_MIN_MATCHES:
+            # A field whose exact agreements are rare among copies as among strangers
+            # (a free-text note, a record's own date of update) pairs a few strangers
+            # by chance; the match or two EM finds there taught people-us-10k with
+            # ten such columns that m(names differ) is 0 (R 0.9989 -> 0.9220; thirty
+            # columns: 0.1963), and people-au's 2,000 records with seven kept only
+            # such sessions (R 0.9945 -> 0.7271). The next field is tried instead.
+            empty += 1
+        else:
             learnt.append(session)
     if all(doubtful is True for *_, doubtful in learnt):
         # Every session of `SESSION_MIN_MATCHES` found a group, as in a file of a
@@ -1589,9 +1583,7 @@ def _em_sessions(
         # session counts as it comes.
         learnt = []
         for tried, session in every:
-            if tried >= 2 * TRAINING_SESSIONS or (
-                tried >= TRAINING_SESSIONS and any(d is not True for *_, d in learnt)
-            ):
+            if _sessions_enough(tried, learnt):
                 break
             learnt.append(session)
     bundles = _bundles(columns, [(b, m) for b, _, m, doubtful in learnt if doubtful])
@@ -1622,6 +1614,18 @@ def _em_sessions(
             out.append(_unlearnt_m(m_tables[f], u_tables[f], columns[f].spec.kind))
             unlearnt.append(f)
     return out, rounds_total, bundles, unlearnt
+
+
+def _sessions_enough(
+    rank: int, learnt: Sequence[tuple[int, float, list[npt.NDArray[np.float64]], bool | None]]
+) -> bool:
+    """Whether `_em_sessions` stops before its session at `rank` (among those that
+    count): after `TRAINING_SESSIONS`, unless every session so far found a group --
+    the next field in the ranking is then tried, up to twice as many: a roll whose
+    rarest fields are a household's learns from its given names only so."""
+    if rank >= 2 * TRAINING_SESSIONS:
+        return True
+    return rank >= TRAINING_SESSIONS and any(doubtful is not True for *_, doubtful in learnt)
 
 
 def _bundles(
@@ -1804,7 +1808,8 @@ def _doubtful(
 
 def _shared(column: FieldColumn) -> bool:
     """Whether at least `SESSION_MIN_MATCHES` pairs of records hold one value of
-    `column`. Where fewer do (each record's own reference: a row id, an invoice
+    `column` (in a small file, `SHARED_SHARE` of its records, one pair at least).
+    Where fewer do (each record's own reference: a row id, an invoice
     number, two of which may meet by chance), nearly every pair differs on it,
     matches as strangers, so it judges no session (`_doubtful`): read as an id, it
     called every session's matches a wider thing and m fell back to the priors,

@@ -9,7 +9,7 @@ import os
 import random
 import uuid
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jellyfish
 import numpy as np
@@ -37,6 +37,9 @@ from redstring.domain.entity import Entity
 from redstring.domain.exceptions import InvalidInputError
 from redstring.domain.ids import EntityId, tenant_id_for
 from redstring.domain.provenance import Provenance
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 TENANT = tenant_id_for("records")
 _SYLLABLES = ["ka", "lo", "mi", "ren", "sa", "to", "vel", "dor", "an", "be", "ki", "mur"]
@@ -128,6 +131,21 @@ def test_an_id_repeated_by_many_copies_is_still_an_id() -> None:
     assert kinds["home"] is not FieldKind.IDENTIFIER
 
 
+def _with_own_columns(
+    entities: list[Entity], draw: Callable[[], dict[str, str]], without: str = ""
+) -> list[Entity]:
+    """`entities` each with the columns `draw` gives it (drawn per record, as a
+    record's own status or note is), less the property `without`."""
+    return [
+        e.model_copy(
+            update={
+                "properties": {**{k: v for k, v in e.properties.items() if k != without}, **draw()}
+            }
+        )
+        for e in entities
+    ]
+
+
 #: Words of the record-level notes `test_columns_copies_never_share_teach_nothing` adds.
 _NOTE_WORDS = [
     "called", "moved", "paid", "late", "visit", "office", "renewal", "card", "form", "sent",
@@ -142,20 +160,12 @@ def test_columns_copies_never_share_teach_nothing() -> None:
     names differ by one letter never merged (F1 0.0 with eight such columns)."""
     entities, gold = people(200, 2, seed=4)
     rng = random.Random(9)
-    noted = [
-        e.model_copy(
-            update={
-                "properties": {
-                    **e.properties,
-                    **{
-                        f"note_{j}": " ".join(rng.choices(_NOTE_WORDS, k=rng.randint(2, 4)))
-                        for j in range(8)
-                    },
-                }
-            }
-        )
-        for e in entities
-    ]
+    noted = _with_own_columns(
+        entities,
+        lambda: {
+            f"note_{j}": " ".join(rng.choices(_NOTE_WORDS, k=rng.randint(2, 4))) for j in range(8)
+        },
+    )
     assert _pairwise_scores(train(noted), gold).f1 >= 0.95
 
 
@@ -166,19 +176,14 @@ def test_a_field_that_tells_nothing_is_not_compared_and_scores_alike() -> None:
     with it) and another on demand (without it)."""
     entities, _ = people(100, 3, seed=7)
     rng = random.Random(3)
-    flagged = [
-        e.model_copy(
-            update={
-                # Without the id number, so scores are not all 0 or 1.
-                "properties": {
-                    **{k: v for k, v in e.properties.items() if k != "ausweis"},
-                    "status": rng.choice(["active", "pending", "closed", "review"]),
-                    "opted": rng.choice(["yes", "no"]),
-                }
-            }
-        )
-        for e in entities
-    ]
+    flagged = _with_own_columns(
+        entities,
+        lambda: {
+            "status": rng.choice(["active", "pending", "closed", "review"]),
+            "opted": rng.choice(["yes", "no"]),
+        },
+        without="ausweis",  # so scores are not all 0 or 1
+    )
     evidence = train(flagged)
     names = [c.spec.name for c in evidence.columns]
     silent = [names.index("status"), names.index("opted")]
