@@ -8,6 +8,7 @@
     uv run python bench/resolution.py --one-process          # every set in one process
     uv run python bench/resolution.py --sets people-us --copied 0.01 0.03  # few copies
     uv run python bench/resolution.py --sets people-us --own-columns 7 21  # export columns
+    uv run python bench/resolution.py --sets voters --name-forms initials swapped
 
 Each system's time is one run, or with `--repeat N` the median of N runs made in
 turn (redstring, Splink, redstring, ...), so a set near parity is not decided by one
@@ -95,6 +96,8 @@ from variants import (
     FODORS_ZAGAT_ENV,
     FODORS_ZAGAT_HOW,
     IN_MONTHS,
+    NAME_FORM_SHARE,
+    NAME_FORMS,
     RU_MONTHS,
     SETS,
     RecordSet,
@@ -1653,11 +1656,13 @@ def run_set(
     splink: bool,
     copied: float | None = None,
     own: int | None = None,
+    form: str | None = None,
 ) -> list[Row]:
     """One set (one size of it, with `copied`: only that share of its identities
     copied, `RecordSet.few_copied`; with `own`: that many columns each record fills
-    on its own, `RecordSet.with_own_columns`): both systems `repeat` times in turn,
-    the median rows."""
+    on its own, `RecordSet.with_own_columns`; with `form`: some records' name parts
+    in that form, `RecordSet.with_name_forms`): both systems `repeat` times in
+    turn, the median rows; none for a form the set has no name parts for."""
     if (name, seed) not in _BUILT or (size or 0) > len(_BUILT[name, seed].rows):
         _BUILT.clear()
         _BUILT[name, seed] = build(name, seed, at_least=size)
@@ -1668,6 +1673,12 @@ def run_set(
         records = records.few_copied(copied, seed)
     if own is not None:
         records = records.with_own_columns(own, seed)
+    if form is not None:
+        formed = records.with_name_forms(form, seed)
+        if formed is None:
+            print(f"== {records.name}: no given and family name columns for --name-forms {form}")
+            return []
+        records = formed
     print(
         f"== {records.name}: {len(records.rows):,} records, {len(set(records.gold)):,} "
         f"identities; ingest --type {records.entity_type} --id-column {records.id_column}"
@@ -1727,6 +1738,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=None,
         help="columns each record fills on its own (status, balance, remarks...) added",
     )
+    parser.add_argument(
+        "--name-forms",
+        nargs="+",
+        choices=NAME_FORMS,
+        default=None,
+        help=f"{NAME_FORM_SHARE:.0%} of records' given names cut to an initial, or swapped "
+        "with the family name",
+    )
     parser.add_argument("--no-splink", action="store_true")
     parser.add_argument("--quick", action="store_true", help="1k people sets: a smoke run")
     parser.add_argument("--seed", type=int, default=17)
@@ -1766,10 +1785,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     rows: list[Row] = []
     shares: list[float | None] = list(args.copied) if args.copied else [None]
     owns: list[int | None] = list(args.own_columns) if args.own_columns else [None]
-    for (name, size), copied, own in itertools.product(
-        plan_runs(args.sets, args.size, args.quick), shares, owns
+    forms: list[str | None] = list(args.name_forms) if args.name_forms else [None]
+    for (name, size), copied, own, form in itertools.product(
+        plan_runs(args.sets, args.size, args.quick), shares, owns, forms
     ):
-        job = (name, size, args.seed, args.repeat, not args.no_splink, copied, own)
+        job = (name, size, args.seed, args.repeat, not args.no_splink, copied, own, form)
         if args.one_process:
             found = run_set(*job)
         else:

@@ -436,6 +436,42 @@ class RecordSet:
             list(self.gold),
         )
 
+    def with_name_forms(self, form: str, seed: int) -> RecordSet | None:
+        """This set with `NAME_FORM_SHARE` of its records (drawn by `seed`) holding
+        their name parts in another form (`NAME_FORMS`): "initials", the given name
+        cut to its first letter ("R" for "ROBERTS", as a roll or a form that asks
+        for an initial keeps it); "swapped", the given and family names in each
+        other's columns (a form filled in the wrong order). The copies of a person
+        then differ in the name where a household's members differ too: a resolver
+        has to learn from the other fields which of the two it sees. None when the
+        set has no separate given and family name columns."""
+        if form not in NAME_FORMS:
+            raise ValueError(f"no name form {form!r}; the forms are {', '.join(NAME_FORMS)}")
+        header = list(self.rows[0]) if self.rows else []
+        given = [c for c in header if _header_words(c) & _GIVEN_WORDS]
+        family = [c for c in header if _header_words(c) & _FAMILY_WORDS]
+        if not given or not family:
+            return None
+        first, last = given[0], family[0]
+        draw = rng(seed, "name-forms", form, self.name)
+        rows = []
+        for row in self.rows:
+            row = dict(row)
+            if draw.random() < NAME_FORM_SHARE:
+                if form == "swapped":
+                    row[first], row[last] = row[last], row[first]
+                else:
+                    row[first] = row[first].strip()[:1]
+            rows.append(row)
+        return RecordSet(
+            f"{self.name}-{form}",
+            self.entity_type,
+            self.id_column,
+            self.name_column,
+            rows,
+            list(self.gold),
+        )
+
     def _kept(self, name: str, keep: Sequence[int]) -> RecordSet:
         """This set's rows at `keep` (in that order) and their gold, as set `name`."""
         return RecordSet(
@@ -446,6 +482,19 @@ class RecordSet:
             [self.rows[i] for i in keep],
             [self.gold[i] for i in keep],
         )
+
+
+#: The forms `RecordSet.with_name_forms` gives name parts, and the share of records
+#: given one.
+NAME_FORMS = ("initials", "swapped")
+NAME_FORM_SHARE = 0.2
+#: Header words of a given name's and a family name's column (`with_name_forms`).
+_GIVEN_WORDS = frozenset({"first", "given", "forename", "fname", "vorname", "prenom"})
+_FAMILY_WORDS = frozenset({"last", "surname", "family", "lname", "nachname", "nom"})
+
+
+def _header_words(column: str) -> set[str]:
+    return set(re.split(r"[^a-z]+", column.lower()))
 
 
 #: The columns `RecordSet.with_own_columns` adds, in turn (numbered from the eighth on).

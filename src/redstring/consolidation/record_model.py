@@ -252,6 +252,13 @@ JUDGE_DIFFERS = 0.5
 #: The same for an id number alone (`_doubtful`): one person's copies differ in it
 #: only where mistyped beyond one edit.
 ID_DOUBT = 0.1
+#: A session blocked on a group's field found groups when, on at least half the
+#: fields of one entity, its matches differ this much more often (in share of
+#: pairs) than those of a session blocked on such a field do (`_beside_own`): a
+#: fifth of its matches are another entity. Its matches then differ as a mixture
+#: does; a session on an address of a file without households differs by typos
+#: alone (the 53 bench files' sessions: a few hundredths).
+GROUP_EXCESS = 0.2
 #: Fields of a group's kinds that agree exactly in at least this share of a doubtful
 #: session's matches travel with the field it blocked on: one bundle (`_bundles`).
 BUNDLE_SHARE = 0.8
@@ -1466,6 +1473,12 @@ def _distinct_rows(
     return levels[first], counts.astype(np.float64)
 
 
+#: One EM session as `_em_sessions` keeps it: the field it blocked on, the matches it
+#: found, its m per field, and whether it found groups rather than entities
+#: (`_doubtful`; None: nothing to judge by).
+_Session = tuple[int, float, "list[npt.NDArray[np.float64]]", "bool | None"]
+
+
 def _em_sessions(
     columns: Sequence[FieldColumn],
     u_tables: Sequence[npt.NDArray[np.float64]],
@@ -1499,8 +1512,10 @@ def _em_sessions(
     number 1.0, and 3,037 records merged into others). m is then the prior for every
     field (their scores then show no two bumps: the cautious bar). A session whose
     EM finds fewer than `SESSION_MIN_MATCHES` matches is not counted: its field
-    pairs strangers by chance. Returns (m, EM rounds, bundles, the fields no session
-    learnt).
+    pairs strangers by chance. Where fewer than two counted sessions are on fields
+    of one entity, more are run (`_own_short`), and a session on a group's field
+    whose matches differ from theirs is doubtful too (`_beside_own`). Returns (m, EM
+    rounds, bundles, the fields no session learnt).
     """
     ranked = sorted(
         (
@@ -1511,14 +1526,21 @@ def _em_sessions(
             if float((c.codes >= 0).mean()) >= 0.3 and c.spec.kind is not FieldKind.CATEGORY
         )
     )
-    learnt: list[tuple[int, float, list[npt.NDArray[np.float64]], bool | None]] = []
+    learnt: list[_Session] = []
     # Every session run, by its place in the ranking.
-    every: list[tuple[int, tuple[int, float, list[npt.NDArray[np.float64]], bool | None]]] = []
+    every: list[tuple[int, _Session]] = []
     rounds_total = 0
     empty = 0
+    own_fields = [f for _, f in ranked if columns[f].spec.kind not in GROUP_KINDS]
+    # Fields blocked on by the sessions run past the usual ones (`_own_short`).
+    extra: set[int] = set()
     for tried, (_, blocked) in enumerate(ranked):
         if _sessions_enough(tried - empty, learnt):
-            break
+            if len(extra) >= TRAINING_SESSIONS or not _own_short(columns, own_fields, learnt):
+                break
+            if blocked not in own_fields:
+                continue
+            extra.add(blocked)
         pairs, _ = _session_pairs(columns[blocked])
         if len(pairs) < 10:
             continue
@@ -1576,6 +1598,7 @@ def _em_sessions(
             empty += 1
         else:
             learnt.append(session)
+    learnt = _beside_own(columns, u_tables, learnt)
     if all(doubtful is True for *_, doubtful in learnt):
         # Every session of `SESSION_MIN_MATCHES` found a group, as in a file of a
         # dozen records whose copies make 18 pairs (three people merged into one
@@ -1596,13 +1619,21 @@ def _em_sessions(
     sums: list[npt.NDArray[np.float64]] = [np.zeros(c.levels) for c in columns]
     # The same sums over the sessions blocked on a field that describes one entity.
     own_sums: list[npt.NDArray[np.float64]] = [np.zeros(c.levels) for c in columns]
+    # ...and over the extra sessions, for a field no other session learnt: read
+    # first, their m moved the 53 bench files' F1 both ways (contacts 0.9933 ->
+    # 0.9425: the first-name session's namesakes said a surname may differ).
+    extra_sums: list[npt.NDArray[np.float64]] = [np.zeros(c.levels) for c in columns]
     for blocked, matches, m_local, _ in learnt:
         own = columns[blocked].spec.kind not in GROUP_KINDS
         for f in range(len(columns)):
-            if f != blocked:
-                sums[f] += matches * m_local[f]
-                if own:
-                    own_sums[f] += matches * m_local[f]
+            if f == blocked:
+                continue
+            if blocked in extra:
+                extra_sums[f] += matches * m_local[f]
+                continue
+            sums[f] += matches * m_local[f]
+            if own:
+                own_sums[f] += matches * m_local[f]
     out = []
     unlearnt = []
     for f in range(len(columns)):
@@ -1610,15 +1641,70 @@ def _em_sessions(
             out.append(_distribution(own_sums[f]))
         elif sums[f][1:].sum() > 0:
             out.append(_distribution(sums[f]))
+        elif extra_sums[f][1:].sum() > 0:
+            out.append(_distribution(extra_sums[f]))
         else:
             out.append(_unlearnt_m(m_tables[f], u_tables[f], columns[f].spec.kind))
             unlearnt.append(f)
     return out, rounds_total, bundles, unlearnt
 
 
-def _sessions_enough(
-    rank: int, learnt: Sequence[tuple[int, float, list[npt.NDArray[np.float64]], bool | None]]
+def _beside_own(
+    columns: Sequence[FieldColumn],
+    u: Sequence[npt.NDArray[np.float64]],
+    learnt: list[_Session],
+) -> list[_Session]:
+    """`learnt`, a session blocked on a group's field called doubtful where its
+    matches differ on at least half the fields that describe one entity
+    `GROUP_EXCESS` more often than those of a session blocked on another such field.
+
+    `_doubtful` compares a session's matches with strangers, which a household's
+    members are not: on a voter roll the street session's matches differed in first
+    name 0.42 of the time against 1.00 among random pairs -- not doubtful -- and 0.00
+    in the sessions on given and middle name. Half the fields, not one: in a small
+    file one session's matches may agree on a middle name by chance (people-forms'
+    200 records: the given-name session 0.05 where copies differ in it 0.68)."""
+    own = [
+        (b, m)
+        for b, _, m, doubtful in learnt
+        if doubtful is False and columns[b].spec.kind not in GROUP_KINDS
+    ]
+    if not own:
+        return learnt
+    out = []
+    for blocked, matches, m, doubtful in learnt:
+        if doubtful is False and columns[blocked].spec.kind in GROUP_KINDS:
+            excess = []
+            for f, c in enumerate(columns):
+                if f == blocked or c.spec.kind in GROUP_KINDS or u[f][1] < JUDGE_DIFFERS:
+                    continue
+                reference = [float(mo[f][1]) for b, mo in own if b != f]
+                if reference and _shared(c):
+                    excess.append(float(m[f][1]) - min(reference) > GROUP_EXCESS)
+            doubtful = 2 * sum(excess) > len(excess)
+        out.append((blocked, matches, m, doubtful))
+    return out
+
+
+def _own_short(
+    columns: Sequence[FieldColumn],
+    own: Sequence[int],
+    learnt: Sequence[_Session],
 ) -> bool:
+    """Whether fewer sessions blocked on a field that describes one entity counted
+    than two (or than the ranking holds): the one that did leaves its own field to
+    learn from the sessions on a group's fields, and `_beside_own` has nothing to
+    judge them by. A voter roll whose first names are a fifth initials ranks street,
+    surname and phone first, all three a household's: their m said matches differ
+    in first name 0.40, age 0.27, sex 0.22 of the time, and households merged (P
+    0.60). The next fields of one entity in the ranking are then tried, up to
+    `TRAINING_SESSIONS` more; their m is used only for a field no other session
+    learnt, as the group sessions they unseat leave it."""
+    done = sum(1 for blocked, *_ in learnt if columns[blocked].spec.kind not in GROUP_KINDS)
+    return done < min(2, len(own))
+
+
+def _sessions_enough(rank: int, learnt: Sequence[_Session]) -> bool:
     """Whether `_em_sessions` stops before its session at `rank` (among those that
     count): after `TRAINING_SESSIONS`, unless every session so far found a group --
     the next field in the ranking is then tried, up to twice as many: a roll whose

@@ -31,6 +31,7 @@ from redstring.consolidation.record_model import (
     Refused,
     RuleJudge,
     TrainedModel,
+    _dependences,
     train,
 )
 from redstring.domain.entity import Entity
@@ -3779,10 +3780,18 @@ def test_agreeing_on_dependent_fields_never_weighs_less_than_not_holding_them() 
     agreeing on name, address, postcode and phone scored below the match bar
     (people-jp at 200 records: F1 0.81, Splink 0.999). Agreeing on more fields must
     not lower a pair's score: each excess is at most minus the log of the likelier
-    field's u."""
+    field's u.
+
+    Copies in two forms differing in name and e-mail are, to the sessions, a
+    household's members (`record_model._beside_own`): their shared fields make a
+    bundle. The dependence is read and scored here as in a register without that
+    verdict (`_dependences` on the model's u, no bundle)."""
     entities = _two_scripts()
     evidence = train(entities)
     names = [c.spec.name for c in evidence.columns]
+    u_tables = [np.exp(log_u) for log_u in evidence.log_u]
+    evidence.bundles = []
+    evidence.dependences = _dependences(evidence.columns, len(entities), 0, [], u_tables)
     assert evidence.dependences, "the register's shared fields read as dependent"
     for d in evidence.dependences:
         bound = -np.log(
