@@ -308,6 +308,13 @@ def _invert_forms(table: dict[str, tuple[str, ...]]) -> dict[str, frozenset[str]
 _NAMES_FOR_FORM = _invert_forms(_GIVEN_NAME_FORMS)
 
 
+def known_given_name(token: str) -> bool:
+    """Whether `token` is a given name or a short form the nickname table holds
+    ("thomas", "ted"): what a column of given names mostly holds, and a column of
+    surnames seldom does."""
+    return token in _NAMES_FOR_FORM
+
+
 def given_name_forms(token: str) -> frozenset[str]:
     """The full given names `token` may stand for; the token itself when none is known.
 
