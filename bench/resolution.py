@@ -9,6 +9,7 @@
     uv run python bench/resolution.py --sets people-us --copied 0.01 0.03  # few copies
     uv run python bench/resolution.py --sets people-us --own-columns 7 21  # export columns
     uv run python bench/resolution.py --sets voters --name-forms initials swapped
+    uv run python bench/resolution.py --sets products --blank 0.4        # optional fields
 
 Each system's time is one run, or with `--repeat N` the median of N runs made in
 turn (redstring, Splink, redstring, ...), so a set near parity is not decided by one
@@ -1657,11 +1658,13 @@ def run_set(
     copied: float | None = None,
     own: int | None = None,
     form: str | None = None,
+    blank: float | None = None,
 ) -> list[Row]:
     """One set (one size of it, with `copied`: only that share of its identities
     copied, `RecordSet.few_copied`; with `own`: that many columns each record fills
     on its own, `RecordSet.with_own_columns`; with `form`: some records' name parts
-    in that form, `RecordSet.with_name_forms`): both systems `repeat` times in
+    in that form, `RecordSet.with_name_forms`; with `blank`: that share of cells
+    left blank, `RecordSet.with_blanks`): both systems `repeat` times in
     turn, the median rows; none for a form the set has no name parts for."""
     if (name, seed) not in _BUILT or (size or 0) > len(_BUILT[name, seed].rows):
         _BUILT.clear()
@@ -1679,6 +1682,8 @@ def run_set(
             print(f"== {records.name}: no given and family name columns for --name-forms {form}")
             return []
         records = formed
+    if blank is not None:
+        records = records.with_blanks(blank, seed)
     print(
         f"== {records.name}: {len(records.rows):,} records, {len(set(records.gold)):,} "
         f"identities; ingest --type {records.entity_type} --id-column {records.id_column}"
@@ -1746,6 +1751,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         help=f"{NAME_FORM_SHARE:.0%} of records' given names cut to an initial, or swapped "
         "with the family name",
     )
+    parser.add_argument(
+        "--blank",
+        nargs="+",
+        type=float,
+        default=None,
+        help="share of cells (names included, ids not) left blank",
+    )
     parser.add_argument("--no-splink", action="store_true")
     parser.add_argument("--quick", action="store_true", help="1k people sets: a smoke run")
     parser.add_argument("--seed", type=int, default=17)
@@ -1767,6 +1779,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--copied takes shares above 0 and at most 1")
     if args.own_columns and min(args.own_columns) < 1:
         parser.error("--own-columns takes counts of at least 1")
+    if args.blank and not all(0.0 < share < 1.0 for share in args.blank):
+        parser.error("--blank takes shares above 0 and below 1")
 
     if not DATA.exists():
         raise SystemExit(f"no evaluation data at {DATA}")
@@ -1786,10 +1800,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     shares: list[float | None] = list(args.copied) if args.copied else [None]
     owns: list[int | None] = list(args.own_columns) if args.own_columns else [None]
     forms: list[str | None] = list(args.name_forms) if args.name_forms else [None]
-    for (name, size), copied, own, form in itertools.product(
-        plan_runs(args.sets, args.size, args.quick), shares, owns, forms
+    blanks: list[float | None] = list(args.blank) if args.blank else [None]
+    for (name, size), copied, own, form, blank in itertools.product(
+        plan_runs(args.sets, args.size, args.quick), shares, owns, forms, blanks
     ):
-        job = (name, size, args.seed, args.repeat, not args.no_splink, copied, own, form)
+        job = (name, size, args.seed, args.repeat, not args.no_splink, copied, own, form, blank)
         if args.one_process:
             found = run_set(*job)
         else:

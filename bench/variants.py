@@ -472,6 +472,28 @@ class RecordSet:
             list(self.gold),
         )
 
+    def with_blanks(self, share: float, seed: int) -> RecordSet:
+        """This set with each cell but the id left blank with probability `share`
+        (drawn by `seed`), the name's included: a file gathered from forms where
+        most fields were optional. Where a record's name is blank, `ingest` names
+        it by its key."""
+        draw = rng(seed, "blanks", self.name)
+        rows = [
+            {
+                k: ("" if k != self.id_column and draw.random() < share else v)
+                for k, v in row.items()
+            }
+            for row in self.rows
+        ]
+        return RecordSet(
+            f"{self.name}-blank{share * 100:g}%",
+            self.entity_type,
+            self.id_column,
+            self.name_column,
+            rows,
+            list(self.gold),
+        )
+
     def _kept(self, name: str, keep: Sequence[int]) -> RecordSet:
         """This set's rows at `keep` (in that order) and their gold, as set `name`."""
         return RecordSet(
