@@ -252,12 +252,11 @@ JUDGE_DIFFERS = 0.5
 #: The same for an id number alone (`_doubtful`): one person's copies differ in it
 #: only where mistyped beyond one edit.
 ID_DOUBT = 0.1
-#: A session blocked on a group's field found groups when, on at least half the
+#: A session blocked on a group's field found groups when, on more than half the
 #: fields of one entity, its matches differ this much more often (in share of
 #: pairs) than those of a session blocked on such a field do (`_beside_own`): a
-#: fifth of its matches are another entity. Its matches then differ as a mixture
-#: does; a session on an address of a file without households differs by typos
-#: alone (the 53 bench files' sessions: a few hundredths).
+#: fifth of its matches are another entity, as a mixture of copies and housemates
+#: differs; copies alone differ by their typos in either session.
 GROUP_EXCESS = 0.2
 #: Fields of a group's kinds that agree exactly in at least this share of a doubtful
 #: session's matches travel with the field it blocked on: one bundle (`_bundles`).
@@ -1667,15 +1666,16 @@ def _beside_own(
     learnt: list[_Session],
 ) -> list[_Session]:
     """`learnt`, a session blocked on a group's field called doubtful where its
-    matches differ on at least half the fields that describe one entity
+    matches differ on more than half the fields that describe one entity
     `GROUP_EXCESS` more often than those of a session blocked on another such field.
 
     `_doubtful` compares a session's matches with strangers, which a household's
     members are not: on a voter roll the street session's matches differed in first
     name 0.42 of the time against 1.00 among random pairs -- not doubtful -- and 0.00
-    in the sessions on given and middle name. Half the fields, not one: in a small
-    file one session's matches may agree on a middle name by chance (people-forms'
-    200 records: the given-name session 0.05 where copies differ in it 0.68)."""
+    in the sessions on given and middle name. Most fields, not one: in a small file
+    one session's matches may agree on a middle name by chance (people-forms' 200
+    records: the given-name session 0.05 where copies differ in it 0.68); a register
+    whose copies come in two scripts differs in name and e-mail, two of four."""
     own = [
         (b, m)
         for b, _, m, doubtful in learnt
