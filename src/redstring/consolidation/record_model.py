@@ -1674,8 +1674,7 @@ def _beside_own(
     name 0.42 of the time against 1.00 among random pairs -- not doubtful -- and 0.00
     in the sessions on given and middle name. Most fields, not one: in a small file
     one session's matches may agree on a middle name by chance (people-forms' 200
-    records: the given-name session 0.05 where copies differ in it 0.68); a register
-    whose copies come in two scripts differs in name and e-mail, two of four."""
+    records: the given-name session 0.05 where copies differ in it 0.68)."""
     own = [
         (b, m)
         for b, _, m, doubtful in learnt
