@@ -542,6 +542,18 @@ class RecordEvidence:
             probability = np.where(differ, 0.0, probability)
         return probability
 
+    def _both_named(self, levels: npt.NDArray[np.int8]) -> npt.NDArray[np.bool_]:
+        """Per pair, whether both records hold the entity's own name. A work's or a
+        product's row without its title holds what many of them share -- a maker, an
+        author, a year -- and cannot tell which it is: its pairs start no join
+        (`train`). A catalogue with 40% of its cells blank merged such rows into one
+        of their maker's products (products P 0.0551, articles 0.5664; 1.0000 and
+        0.9774 since, recall 0.235 -> 0.220, 0.593 -> 0.319). Not for people or
+        organisations: a firm's row without its name is still told by its phone
+        and street (restaurants with 40% blank: recall 0.54 -> 0.25 with the rule)."""
+        named = [f for f, c in enumerate(self.columns) if c.spec.name == NAME_FIELD]
+        return np.asarray((levels[:, named] > 0).all(axis=1))
+
     @property
     def _work(self) -> bool:
         """Whether these are works (`WORK_NAME_KINDS`): their own name is a title."""
@@ -2189,6 +2201,8 @@ def train(
         )
         logits = _logits(evidence.probabilities)
     evidence.can_start = logits >= start if start is not None else np.ones(len(pairs), dtype=bool)
+    if evidence._work:
+        evidence.can_start &= evidence._both_named(levels)
     evidence.lone_logit = lone_bar(prior, n, candidates)
     evidence.lone_start = evidence.can_start & (logits >= evidence.lone_logit)
     return evidence

@@ -1,6 +1,6 @@
 """Rows whose name was left blank: a catalogue row without its title keeps its key as
-its name and holds only what many products share -- a maker. Such rows link to every
-product of their maker; two titles that differ must still keep two products apart,
+its name and holds only what many products share -- a maker, a category. Such rows
+link to every product of their maker; two titles that differ must still keep two products apart,
 however few other fields the two rows share."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ KINDS = ["laptop", "mouse", "speaker", "monitor", "keyboard", "router", "printer
 def _catalogue(seed: int = 11) -> RecordSet:
     """Each maker's eight products, each listed twice under its title (once
     its words reordered and lower-cased), half the rows with the category blank, and per
-    maker four rows of one of its products holding only the maker."""
+    maker four rows of one of its products holding only the maker and the category."""
     rng = random.Random(seed)
     rows: list[dict[str, str]] = []
     gold: list[str] = []
@@ -52,8 +52,9 @@ def _catalogue(seed: int = 11) -> RecordSet:
                 rows.append({"title": title, "maker": maker, "category": category})
                 gold.append(product)
         for _ in range(4):
-            rows.append({"title": "", "maker": maker, "category": ""})
-            gold.append(f"{maker}-{rng.randrange(len(KINDS))}")
+            k = rng.randrange(len(KINDS))
+            rows.append({"title": "", "maker": maker, "category": KINDS[k]})
+            gold.append(f"{maker}-{k}")
     for n, row in enumerate(rows):
         row["id"] = f"s{n:03d}"
     return RecordSet("catalogue", "Product", "id", "title", rows, gold)
@@ -87,3 +88,16 @@ def test_two_titles_that_differ_veto_however_few_fields_they_share(tmp_path: Pat
     titled = {e.id for e in entities if not e.name.startswith("#")}
     pairs = sum(1 for c in clusters if sum(1 for i in c if i in titled) == 2)
     assert pairs >= 0.9 * len(MAKERS) * len(KINDS)
+
+
+def test_a_row_without_its_title_joins_no_work(tmp_path: Path) -> None:
+    """Catches an untitled row joined on what many products share: holding only its
+    maker it cannot tell which of the maker's products it is, and joined one (a
+    catalogue with 40% of its cells blank: P 0.0551, articles 0.5664; with no join
+    started by a pair one of whose titles is blank, 1.0000 and 0.9774)."""
+    records = _catalogue()
+    entities = ingested(records, records.rows, tmp_path / "w.db")
+    untitled = {e.id for e in entities if e.name.startswith("#")}
+    assert len(untitled) == 4 * len(MAKERS)
+    for cluster in resolve_sync(entities).clusters:
+        assert len(cluster) == 1 or not untitled.intersection(cluster)
