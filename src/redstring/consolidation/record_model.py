@@ -1555,6 +1555,7 @@ def _em_sessions(
     rounds_total = 0
     empty = 0
     own_fields = [f for _, f in ranked if columns[f].spec.kind not in GROUP_KINDS]
+    judging = _judging(columns, u_tables)
     # Fields blocked on by the sessions run past the usual ones (`_own_short`).
     extra: set[int] = set()
     for tried, (_, blocked) in enumerate(ranked):
@@ -1608,7 +1609,7 @@ def _em_sessions(
             blocked,
             float(matched.sum()) * share,
             m_local,
-            _doubtful(columns, blocked, m_local, u_tables),
+            _doubtful(columns, blocked, m_local, u_tables, judging),
         )
         every.append((tried, session))
         if session[1] < SESSION_MIN_MATCHES:
@@ -1621,7 +1622,7 @@ def _em_sessions(
             empty += 1
         else:
             learnt.append(session)
-    learnt = _beside_own(columns, u_tables, learnt)
+    learnt = _beside_own(columns, judging, learnt)
     if all(doubtful is True for *_, doubtful in learnt):
         # Every session of `SESSION_MIN_MATCHES` found a group, as in a file of a
         # dozen records whose copies make 18 pairs (three people merged into one
@@ -1674,14 +1675,15 @@ def _em_sessions(
 
 def _beside_own(
     columns: Sequence[FieldColumn],
-    u: Sequence[npt.NDArray[np.float64]],
+    judging: Sequence[int],
     learnt: list[_Session],
 ) -> list[_Session]:
     """`learnt`, a session blocked on a group's field called doubtful where its
     matches differ on more than half the fields that describe one entity
     `GROUP_EXCESS` more often than those of a session blocked on another such field.
 
-    `_doubtful` compares a session's matches with strangers, which a household's
+    The fields compared are those that judge `_doubtful` (`judging`). It compares
+    a session's matches with strangers, which a household's
     members are not: on a voter roll the street session's matches differed in first
     name 0.42 of the time against 1.00 among random pairs -- not doubtful -- and 0.00
     in the sessions on given and middle name. Most fields, not one: in a small file
@@ -1698,11 +1700,9 @@ def _beside_own(
     for blocked, matches, m, doubtful in learnt:
         if doubtful is False and columns[blocked].spec.kind in GROUP_KINDS:
             excess = []
-            for f, c in enumerate(columns):
-                if f == blocked or c.spec.kind in GROUP_KINDS or u[f][1] < JUDGE_DIFFERS:
-                    continue
+            for f in judging:
                 reference = [float(mo[f][1]) for b, mo in own if b != f]
-                if reference and _shared(c):
+                if f != blocked and reference:
                     excess.append(float(m[f][1]) - min(reference) > GROUP_EXCESS)
             doubtful = 2 * sum(excess) > len(excess)
         out.append((blocked, matches, m, doubtful))
@@ -1868,6 +1868,7 @@ def _doubtful(
     blocked: int,
     m: Sequence[npt.NDArray[np.float64]],
     u: Sequence[npt.NDArray[np.float64]],
+    judging: Sequence[int],
 ) -> bool | None:
     """Whether a session's matches disagree on every field that describes one entity
     (but the one it blocked on) more than `SESSION_DOUBT` times as often as random
@@ -1885,19 +1886,12 @@ def _doubtful(
     0.998, random pairs 0.996) and a file of 5,156 people, one record each, merged
     4,340 into chains. None when there is no field to judge by.
 
-    A field no two records share (`_shared`) judges nothing: every pair differs on
-    it. A session blocked on a name part is judged by a field beyond the names when
-    there is one: its matches agreeing on the other parts may be namesakes (a file of
-    distinct people, the surname session's "matches" sharing the given name and
-    nothing else, 927 of 1,500 merged once the id number no longer judged)."""
-    judged = [
-        (float(m[f][1] / u[f][1]), c.spec.kind)
-        for f, c in enumerate(columns)
-        if f != blocked
-        and c.spec.kind not in GROUP_KINDS
-        and u[f][1] >= JUDGE_DIFFERS
-        and _shared(c)
-    ]
+    The fields that judge are `judging` (`_judging`). A session blocked on a name
+    part is judged by a field beyond the names when there is one: its matches
+    agreeing on the other parts may be namesakes (a file of distinct people, the
+    surname session's "matches" sharing the given name and nothing else, 927 of
+    1,500 merged once the id number no longer judged)."""
+    judged = [(float(m[f][1] / u[f][1]), columns[f].spec.kind) for f in judging if f != blocked]
     if columns[blocked].spec.kind in PERSON_NAME_KINDS:
         # Matches of a session blocked on a name part that agree on the other parts
         # may be namesakes: a field beyond the name judges, where there is one.
@@ -1913,6 +1907,20 @@ def _doubtful(
     if any(r > ID_DOUBT for r, kind in judged if kind is FieldKind.IDENTIFIER):
         return True
     return min(r for r, _ in judged) > SESSION_DOUBT
+
+
+def _judging(columns: Sequence[FieldColumn], u: Sequence[npt.NDArray[np.float64]]) -> list[int]:
+    """The fields that may judge whether a session found entities (`_doubtful`,
+    `_beside_own`): those that describe one entity (not of `GROUP_KINDS`), that
+    strangers differ in outright at least `JUDGE_DIFFERS` of the time, and that
+    enough pairs share (`_shared`: a field no two records share judges nothing,
+    every pair differs on it). Read once per training: a session's field does not
+    change them."""
+    return [
+        f
+        for f, c in enumerate(columns)
+        if c.spec.kind not in GROUP_KINDS and u[f][1] >= JUDGE_DIFFERS and _shared(c)
+    ]
 
 
 def _shared(column: FieldColumn) -> bool:
