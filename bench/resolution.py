@@ -100,6 +100,7 @@ from variants import (
     NAME_FORM_SHARE,
     NAME_FORMS,
     RU_MONTHS,
+    SEED,
     SETS,
     RecordSet,
     build,
@@ -1760,7 +1761,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--no-splink", action="store_true")
     parser.add_argument("--quick", action="store_true", help="1k people sets: a smoke run")
-    parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument(
         "--repeat",
         type=int,

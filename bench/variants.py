@@ -301,6 +301,9 @@ if TYPE_CHECKING:
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PEOPLE_FILE = "historical_figures_50k.csv.gz"
+#: The benchmark's seed (`resolution.py --seed`): which people are sampled and how
+#: their copies are corrupted.
+SEED = 17
 PATSTAT_FILE = "patstat_company_names.csv.gz"
 REDOCRED_FILE = "redocred/redocred_dev.json.gz"
 #: Re-DocRED entity type of a document's first entity -> a catalogue section.

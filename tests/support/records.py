@@ -7,6 +7,9 @@ import asyncio
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+import pytest
+from bench import variants
+
 from redstring.composition.records import RecordMapping, import_records
 from redstring.composition.workspace import Workspace
 from redstring.consolidation.engine import resolve_sync
@@ -22,6 +25,13 @@ if TYPE_CHECKING:
 
 #: The source every row is ingested from: a record's provenance is `SOURCE#<id>`.
 SOURCE = "people.csv"
+
+#: Marks a test module that builds the benchmark's record sets: skipped unless the
+#: shared data sits beside the repository (as CI has it).
+needs_shared_data = pytest.mark.skipif(
+    not (variants.DATA / variants.PEOPLE_FILE).exists(),
+    reason="shared/data is not beside the repo",
+)
 
 
 def ingested(records: RecordSet, rows: Sequence[dict[str, Any]], path: Path) -> list[Entity]:

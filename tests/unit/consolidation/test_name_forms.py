@@ -14,16 +14,12 @@ from typing import TYPE_CHECKING
 import pytest
 from bench import variants as v
 
-from tests.support.records import engine_f1
+from tests.support.records import engine_f1, needs_shared_data
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-pytestmark = pytest.mark.skipif(
-    not (v.DATA / v.PEOPLE_FILE).exists(), reason="shared/data is not beside the repo"
-)
-
-SEED = 17
+pytestmark = needs_shared_data
 
 
 def test_a_roll_whose_first_name_session_is_not_first_keeps_households_apart(
@@ -34,7 +30,7 @@ def test_a_roll_whose_first_name_session_is_not_first_keeps_households_apart(
     m came from the sessions on street and surname, whose "matches" are households
     (m of a differing first name 0.40), and 2,000 voters' households merged: P 0.9032
     (`record_model._own_short`)."""
-    records = v.build("voters", SEED).sample_clusters(2000, SEED)
+    records = v.build("voters", v.SEED).sample_clusters(2000, v.SEED)
     assert engine_f1(records, tmp_path / "w.db") >= 0.98
 
 
@@ -48,13 +44,13 @@ def test_initials_or_swapped_names_do_not_merge_households(tmp_path: Path, form:
     for the roll: 0.5652, 0.5707). Sessions on the given and middle names now run,
     and the household sessions, whose matches differ from theirs, teach nothing but
     what travels together (`record_model._beside_own`)."""
-    records = v.build("voters", SEED).sample_clusters(2000, SEED).with_name_forms(form, SEED)
+    records = v.build("voters", v.SEED).sample_clusters(2000, v.SEED).with_name_forms(form, v.SEED)
     assert records is not None
     assert engine_f1(records, tmp_path / "w.db") >= 0.98
 
 
 def test_a_set_without_name_parts_has_no_name_forms() -> None:
     """A set whose name is one column has no parts to cut or swap: None, not a copy."""
-    assert v.build("people-export", SEED).with_name_forms("initials", SEED) is None
+    assert v.build("people-export", v.SEED).with_name_forms("initials", v.SEED) is None
     with pytest.raises(ValueError, match="no name form"):
-        v.build("voters", SEED).with_name_forms("reversed", SEED)
+        v.build("voters", v.SEED).with_name_forms("reversed", v.SEED)

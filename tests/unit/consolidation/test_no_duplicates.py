@@ -11,20 +11,17 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-import pytest
 from bench import variants as v
 
 from redstring.consolidation.engine import resolve_sync
-from tests.support.records import ingested
+from tests.support.records import ingested, needs_shared_data
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from redstring.domain.entity import Entity
 
-pytestmark = pytest.mark.skipif(
-    not (v.DATA / v.PEOPLE_FILE).exists(), reason="shared/data is not beside the repo"
-)
+pytestmark = needs_shared_data
 
 #: Identities read, one record each.
 IDENTITIES = 1500
@@ -36,7 +33,7 @@ def _one_record_each(
     """The set's first `IDENTITIES` identities, each by its first record (every
     `copied_every`-th identity by all its records), ingested; and each row's
     identity by its record id."""
-    records = v.build(name, 17)
+    records = v.build(name, v.SEED)
     seen: dict[str, int] = {}
     rows = []
     for row, gold in zip(records.rows, records.gold, strict=True):

@@ -10,19 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pytest
 from bench import variants as v
 
-from tests.support.records import engine_f1
+from tests.support.records import engine_f1, needs_shared_data
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-pytestmark = pytest.mark.skipif(
-    not (v.DATA / v.PEOPLE_FILE).exists(), reason="shared/data is not beside the repo"
-)
-
-SEED = 17
+pytestmark = needs_shared_data
 
 
 def test_a_reference_no_two_records_share_does_not_keep_copies_apart(tmp_path: Path) -> None:
@@ -32,7 +27,9 @@ def test_a_reference_no_two_records_share_does_not_keep_copies_apart(tmp_path: P
     parts' 1,000 records F1 0.9980 without such columns, 0.7698 with these seven
     (`record_model._shared`). A remark strangers share by chance is
     `test_record_model`'s `test_columns_copies_never_share_teach_nothing`."""
-    records = v.build("people-parts", SEED).sample_clusters(1000, SEED).with_own_columns(7, SEED)
+    records = (
+        v.build("people-parts", v.SEED).sample_clusters(1000, v.SEED).with_own_columns(7, v.SEED)
+    )
     assert engine_f1(records, tmp_path / "w.db") >= 0.99
 
 
@@ -42,7 +39,7 @@ def test_sessions_on_what_records_fill_on_their_own_teach_nothing(tmp_path: Path
     that share one by chance (2-8 in 2,000 records), and people-au's m came from
     those alone -- F1 0.9973 without such columns, 0.8420 with seven
     (`record_model.SESSION_MIN_MATCHES`, 5 then; 20: 0.9968)."""
-    records = v.build("people-au", SEED).sample_clusters(2000, SEED).with_own_columns(7, SEED)
+    records = v.build("people-au", v.SEED).sample_clusters(2000, v.SEED).with_own_columns(7, v.SEED)
     assert engine_f1(records, tmp_path / "w.db") >= 0.99
 
 
@@ -52,7 +49,7 @@ def test_a_date_of_last_update_judges_no_session(tmp_path: Path) -> None:
     differ in it outright: two small shares' ratio called the voter roll's
     household session one of people, and households merged -- P 0.9985 without such
     columns, 0.5723 with seven (`record_model.JUDGE_DIFFERS`)."""
-    records = v.build("voters", SEED).with_own_columns(7, SEED)
+    records = v.build("voters", v.SEED).with_own_columns(7, v.SEED)
     assert engine_f1(records, tmp_path / "w.db") >= 0.99
 
 
@@ -61,7 +58,7 @@ def test_a_date_of_last_update_is_no_works_date(tmp_path: Path) -> None:
     veto: a film's copies updated years apart were kept apart as two works years
     apart, and columns that tell nothing let every pair veto joins -- films F1 1.000
     without such columns, 0.755 with seven (`RecordEvidence._informative`)."""
-    records = v.build("films", SEED).with_own_columns(7, SEED)
+    records = v.build("films", v.SEED).with_own_columns(7, v.SEED)
     assert engine_f1(records, tmp_path / "w.db") >= 0.99
 
 
@@ -71,7 +68,7 @@ def test_a_reference_two_records_share_by_chance_judges_no_session(tmp_path: Pat
     their matches a wider thing, and nothing merged (F1 0.9868 without such
     columns, 0 with seven); fewer pairs than a session needs do not judge
     (`record_model._shared`)."""
-    records = v.build("songs", SEED).with_own_columns(7, SEED)
+    records = v.build("songs", v.SEED).with_own_columns(7, v.SEED)
     assert engine_f1(records, tmp_path / "w.db") >= 0.97
 
 
@@ -81,5 +78,5 @@ def test_titles_teach_where_no_column_of_their_own_does(tmp_path: Path) -> None:
     its prior m -- a remark "should" agree between copies -- and nothing merged
     (products F1 0.9405 without such columns, 0 with seven). A title's session pairs
     records sharing one of its rarest words (`record_model._session_pairs`)."""
-    records = v.build("products", SEED).with_own_columns(7, SEED)
+    records = v.build("products", v.SEED).with_own_columns(7, v.SEED)
     assert engine_f1(records, tmp_path / "w.db") >= 0.93

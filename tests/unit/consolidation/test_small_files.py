@@ -14,24 +14,21 @@ from typing import TYPE_CHECKING
 import pytest
 from bench import variants as v
 
-from tests.support.records import engine_f1
+from tests.support.records import engine_f1, needs_shared_data
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-pytestmark = pytest.mark.skipif(
-    not (v.DATA / v.PEOPLE_FILE).exists(), reason="shared/data is not beside the repo"
-)
+pytestmark = needs_shared_data
 
-#: Records per file (whole people), and the benchmark's seed.
+#: Records per file (whole people).
 SIZE = 200
-SEED = 17
 
 
 def _f1_of_a_small_file(name: str, tmp_path: Path) -> float:
     """Pairwise F1 of the engine's clusters on `SIZE` records of set `name`,
     ingested as a user's CSV would be."""
-    return engine_f1(v.build(name, SEED).sample_clusters(SIZE, SEED), tmp_path / "w.db")
+    return engine_f1(v.build(name, v.SEED).sample_clusters(SIZE, v.SEED), tmp_path / "w.db")
 
 
 def test_copies_agreeing_on_more_fields_are_not_scored_apart(tmp_path: Path) -> None:
