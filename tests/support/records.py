@@ -13,7 +13,7 @@ from bench import variants
 from redstring.composition.records import RecordMapping, import_records
 from redstring.composition.workspace import Workspace
 from redstring.consolidation.engine import resolve_sync
-from redstring.consolidation.metrics import pairwise_prf
+from redstring.consolidation.metrics import PRF, pairwise_prf
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -58,6 +58,12 @@ def ingested(records: RecordSet, rows: Sequence[dict[str, Any]], path: Path) -> 
 
 def engine_f1(records: RecordSet, path: Path) -> float:
     """Pairwise F1 of the engine's clusters on all of `records`, ingested at `path`."""
+    return engine_prf(records, path).f1
+
+
+def engine_prf(records: RecordSet, path: Path) -> PRF:
+    """Pairwise precision, recall and F1 of the engine's clusters on all of
+    `records`, ingested at `path`."""
     entities = ingested(records, records.rows, path)
     identity = {
         f"{SOURCE}#{row[records.id_column]}": gold
@@ -66,4 +72,4 @@ def engine_f1(records: RecordSet, path: Path) -> float:
     of = {e.id: identity[p.source_id] for e in entities for p in e.provenance}
     cluster = {i: k for k, members in enumerate(resolve_sync(entities).clusters) for i in members}
     ids = list(of)
-    return pairwise_prf([cluster.get(i, i) for i in ids], [of[i] for i in ids]).f1
+    return pairwise_prf([cluster.get(i, i) for i in ids], [of[i] for i in ids])

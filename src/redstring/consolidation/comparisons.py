@@ -216,6 +216,10 @@ class FieldColumn:
     #: batches that ask the same few names, streets and phones again (listings: 606k
     #: pairs compared, 98k distinct name pairs among them).
     memo: SortedRuns[np.int8] = field(default_factory=lambda: SortedRuns(np.int8))
+    #: Coordinates: each entity's latitude and longitude in degrees, NaN where the
+    #: cell is blank or no number (`text` holds a point only where both are there):
+    #: a row holding one of the two still places itself (`halves_apart`).
+    halves: npt.NDArray[np.float64] | None = None
 
     @property
     def levels(self) -> int:
@@ -511,10 +515,57 @@ def build_columns(
             column.family = _family_codes(table[spec.sources[0]])
         if spec.kind is FieldKind.TEXT:
             column.item_rows, column.item_codes = _rare_words(column.text)
+        if spec.kind is FieldKind.COORDINATES:
+            column.halves = np.stack([_degrees(table[source]) for source in spec.sources], axis=1)
         columns.append(column)
     _reverse_lone_name_parts(columns, normalised)
     _cross_name_parts(columns, normalised)
     return columns
+
+
+def _degrees(cells: Sequence[str]) -> npt.NDArray[np.float64]:
+    """Each cell as a number of degrees, NaN where it is blank or no number."""
+    out = np.full(len(cells), np.nan)
+    for row, cell in enumerate(cells):
+        try:
+            out[row] = float(cell)
+        except ValueError:
+            continue
+    out[~np.isfinite(out)] = np.nan
+    return out
+
+
+#: Two points further apart than this are two places ("different", level 1; the
+#: veto `RecordEvidence` puts on places).
+PLACES_APART_KM = 50.0
+#: Kilometres per degree of latitude (and of longitude on the equator).
+KM_PER_DEGREE = 111.19
+#: The latitude taken where neither record of a pair holds one, when their
+#: longitudes are read alone: a degree of longitude shortens towards the poles, and
+#: nearly everyone lives nearer the equator than 60 degrees.
+UNKNOWN_LATITUDE = 60.0
+
+
+def halves_apart(
+    column: FieldColumn, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64], km: float
+) -> npt.NDArray[np.bool_]:
+    """Pairs whose coordinates, read part by part, cannot be one place within `km`:
+    where one row holds its latitude or its longitude alone, the point is missing,
+    yet "Langham" at longitude -5.9 and "Langham" at 29.7 are two towns. Were the
+    two rows one place, their latitudes would be equal (a latitude either holds
+    stands for the other's), so two latitudes more than `km` apart, or two
+    longitudes more than `km` apart along that parallel, say two places."""
+    assert column.halves is not None
+    one, two = column.halves[left], column.halves[right]
+    with np.errstate(invalid="ignore"):
+        by_latitude = np.abs(one[:, 0] - two[:, 0]) * KM_PER_DEGREE > km
+        latitude = np.where(np.isnan(one[:, 0]), two[:, 0], one[:, 0])
+        latitude = np.where(np.isnan(latitude), UNKNOWN_LATITUDE, latitude)
+        turn = np.abs(one[:, 1] - two[:, 1]) % 360.0
+        turn = np.minimum(turn, 360.0 - turn)
+        along = turn * KM_PER_DEGREE * np.cos(np.radians(np.clip(latitude, -90.0, 90.0)))
+        by_longitude = along > km
+    return np.asarray(by_latitude | by_longitude)
 
 
 def _family_codes(cells: Sequence[str]) -> npt.NDArray[np.int64]:
@@ -1186,7 +1237,7 @@ def _fill(
         return
     if kind is FieldKind.COORDINATES:
         km = _kilometres(lt, rt)
-        put(km <= 50, 2)
+        put(km <= PLACES_APART_KM, 2)
         put(km <= 10, 3)
         put(km <= 2, 4)
         return

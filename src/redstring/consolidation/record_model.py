@@ -36,6 +36,7 @@ import numpy as np
 
 from redstring.consolidation.comparisons import (
     LEVELS,
+    PLACES_APART_KM,
     FieldColumn,
     build_columns,
     coded_per_value,
@@ -43,6 +44,7 @@ from redstring.consolidation.comparisons import (
     compare,
     dated,
     generations,
+    halves_apart,
     names_apart,
     phonetic,
 )
@@ -410,18 +412,25 @@ class RecordEvidence:
             left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
         ) -> npt.NDArray[np.float64]:
             levels, probabilities = self._scored(left, right)
-            return self.veto_view(probabilities, self._comparable(levels), distinct)
+            return self.veto_view(probabilities, self._comparable(levels, left, right), distinct)
 
         return score
 
-    def _comparable(self, levels: npt.NDArray[np.int8]) -> npt.NDArray[np.int64]:
+    def _comparable(
+        self,
+        levels: npt.NDArray[np.int8],
+        left: npt.NDArray[np.int64],
+        right: npt.NDArray[np.int64],
+    ) -> npt.NDArray[np.int64]:
         """Per pair, the fields besides the name both hold (`veto_view`); a pair
         whose own names its kind's gate keeps apart (`_NAME_GATES`: two titles that
-        differ, two firms' roles) counts as holding all it needs: the names show two
-        things, not missing evidence. A catalogue whose titles were blank in 40% of
-        rows chained a maker's laptops, mice and speakers through the untitled rows
-        that held only the maker (products P 0.02): titled pairs sharing no other
-        field could not veto."""
+        differ, two firms' roles), or two places' points (`_places_apart`), counts
+        as holding all it needs: they show two things, not missing evidence. A
+        catalogue whose titles were blank in 40% of rows chained a maker's laptops,
+        mice and speakers through the untitled rows that held only the maker
+        (products P 0.02): titled pairs sharing no other field could not veto; and
+        towns of one name hundreds of kilometres apart joined through their copies
+        holding the name alone (places with 40% of cells blank)."""
         fields = [
             f
             for f, c in enumerate(self.columns)
@@ -432,7 +441,24 @@ class RecordEvidence:
             gate = _NAME_GATES.get(column.spec.kind)
             if column.spec.name == NAME_FIELD and gate is not None:
                 out[(levels[:, f] > 0) & (levels[:, f] < gate)] += VETO_MIN_FIELDS
+            if column.spec.kind is FieldKind.COORDINATES and self.places_apart:
+                out[self._places_apart(levels, f, left, right)] += VETO_MIN_FIELDS
         return out
+
+    def _places_apart(
+        self,
+        levels: npt.NDArray[np.int8],
+        f: int,
+        left: npt.NDArray[np.int64],
+        right: npt.NDArray[np.int64],
+    ) -> npt.NDArray[np.bool_]:
+        """Pairs whose points (field `f`) are more than `PLACES_APART_KM` apart,
+        read part by part where a row holds half a point (`halves_apart`; places
+        with 40% of cells blank: P 0.33 with the halves unread)."""
+        apart = np.asarray(levels[:, f] == 1)
+        half = np.flatnonzero(levels[:, f] == 0)
+        apart[half] = halves_apart(self.columns[f], left[half], right[half], PLACES_APART_KM)
+        return apart
 
     @functools.cached_property
     def _informative(self) -> list[bool]:
@@ -518,7 +544,7 @@ class RecordEvidence:
             if column.spec.kind is FieldKind.COORDINATES and self.places_apart:
                 # More than 50 km apart: two places, however alike the rest (namesake
                 # towns; "Springfield" is in thirty-odd states).
-                probability = np.where(levels[:, f] == 1, 0.0, probability)
+                probability = np.where(self._places_apart(levels, f, left, right), 0.0, probability)
             gate = _NAME_GATES.get(column.spec.kind)
             if column.spec.name == NAME_FIELD and gate is not None:
                 far = (levels[:, f] > 0) & (levels[:, f] < gate) & ~same_id
@@ -2178,7 +2204,7 @@ def train(
         unlearnt=unlearnt,
         dependences=dependences,
     )
-    evidence.comparable = evidence._comparable(levels)
+    evidence.comparable = evidence._comparable(levels, pairs[:, 0], pairs[:, 1])
     evidence.probabilities = evidence._from_levels(levels, pairs[:, 0], pairs[:, 1])
     logits = _logits(evidence.probabilities)
     if not reused:

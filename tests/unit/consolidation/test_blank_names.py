@@ -80,8 +80,11 @@ def test_two_titles_that_differ_veto_however_few_fields_they_share(tmp_path: Pat
         *[(i, j) for (i, a), (j, b) in itertools.combinations(bare, 2) if a != b], strict=True
     )
     evidence = train(entities)
-    levels, probabilities = evidence._scored(np.asarray(left), np.asarray(right))
-    vetoing = evidence.veto_view(probabilities, evidence._comparable(levels), DISTINCT_THRESHOLD)
+    ends = np.asarray(left), np.asarray(right)
+    levels, probabilities = evidence._scored(*ends)
+    vetoing = evidence.veto_view(
+        probabilities, evidence._comparable(levels, *ends), DISTINCT_THRESHOLD
+    )
     assert (vetoing < DISTINCT_THRESHOLD).all()
     # The copies of each product still merge.
     clusters = resolve_sync(entities).clusters
