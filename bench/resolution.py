@@ -425,6 +425,11 @@ def _clean(value: str) -> str | None:
     return value or None
 
 
+def _degrees(value: str) -> float | None:
+    """A coordinate cell as a number; a blank one is a null, as pandas reads it."""
+    return float(value) if value.strip() else None
+
+
 def _digits(value: str) -> str | None:
     digits = re.sub(r"\D", "", value)
     return digits or None
@@ -1266,8 +1271,8 @@ def splink_plan(records: RecordSet) -> SplinkPlan:
         frame = {
             "unique_id": ids,
             "name": _column(records, "name"),
-            "lat": _column(records, "latitude", float),
-            "lon": _column(records, "longitude", float),
+            "lat": _column(records, "latitude", _degrees),
+            "lon": _column(records, "longitude", _degrees),
             "country": _column(records, "country"),
         }
         return SplinkPlan(
