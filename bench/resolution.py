@@ -286,10 +286,14 @@ def index_pairs(
 
 
 def write_csv(records: RecordSet, path: Path) -> None:
+    _write_rows(records.rows, path)
+
+
+def _write_rows(rows: Sequence[dict[str, str]], path: Path) -> None:
     with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(records.rows[0]))
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
-        writer.writerows(records.rows)
+        writer.writerows(rows)
 
 
 def read_csv(path: Path) -> list[dict[str, Any]]:
@@ -305,8 +309,12 @@ def run_redstring(records: RecordSet, workdir: Path) -> list[Row]:
     consolidate = Row(records.name, n, "redstring consolidate")
     engine = Row(records.name, n, "redstring engine")
     again = Row(records.name, n, "redstring consolidate again")
-    csv_path = workdir / SOURCE
-    write_csv(records, csv_path)
+    sources = records.sources(SOURCE)
+    files: dict[str, list[dict[str, str]]] = {}
+    for row, source in zip(records.rows, sources, strict=True):
+        files.setdefault(source, []).append(row)
+    for source, rows in files.items():
+        _write_rows(rows, workdir / source)
     with Workspace.open(workdir / "bench.db", create=True) as workspace:
         tenant = workspace.register_tenant("bench")
         mapping = RecordMapping(
@@ -316,24 +324,27 @@ def run_redstring(records: RecordSet, workdir: Path) -> list[Row]:
         )
         start = time.perf_counter()
         with PeakMemory() as memory:
-            report = asyncio.run(
-                import_records(
-                    read_csv(csv_path),
-                    workspace=workspace,
-                    tenant_id=tenant,
-                    source_id=csv_path.name,
-                    mapping=mapping,
-                    observed_at=datetime.now(UTC),
+            reports = [
+                asyncio.run(
+                    import_records(
+                        read_csv(workdir / source),
+                        workspace=workspace,
+                        tenant_id=tenant,
+                        source_id=source,
+                        mapping=mapping,
+                        observed_at=datetime.now(UTC),
+                    )
                 )
-            )
+                for source in files
+            ]
         ingest.seconds, ingest.peak_mb = time.perf_counter() - start, memory.peak_mb
-        if report.unnamed:
-            ingest.notes.append(f"{report.unnamed} records without a name kept under their key")
-        if report.skipped:
-            ingest.notes.append(f"{report.skipped} records skipped by ingest (no value)")
+        if unnamed := sum(report.unnamed for report in reports):
+            ingest.notes.append(f"{unnamed} records without a name kept under their key")
+        if skipped := sum(report.skipped for report in reports):
+            ingest.notes.append(f"{skipped} records skipped by ingest (no value)")
 
         entities = asyncio.run(workspace.graph.list_entities(tenant))
-        record_entities = _record_entities(records, entities, csv_path.name)
+        record_entities = _record_entities(records, entities, sources)
 
         start = time.perf_counter()
         with PeakMemory() as memory:
@@ -386,11 +397,16 @@ def run_redstring(records: RecordSet, workdir: Path) -> list[Row]:
 
 
 def _record_entities(
-    records: RecordSet, entities: Sequence[Entity], source_id: str
+    records: RecordSet, entities: Sequence[Entity], sources: str | Sequence[str]
 ) -> list[EntityId | None]:
-    """The entity each record became, from its provenance (`source#record-key`)."""
+    """The entity each record became, from its provenance (`source#record-key`);
+    `sources`: the file every record, or each record, was ingested from."""
     by_source = {p.source_id: e.id for e in entities for p in e.provenance}
-    return [by_source.get(f"{source_id}#{row[records.id_column]}") for row in records.rows]
+    each = [sources] * len(records.rows) if isinstance(sources, str) else sources
+    return [
+        by_source.get(f"{source}#{row[records.id_column]}")
+        for row, source in zip(records.rows, each, strict=True)
+    ]
 
 
 async def _canonical_ids(
@@ -1545,7 +1561,7 @@ def run_splink(records: RecordSet) -> Row:
     row = Row(records.name, len(records.rows), f"Splink {_splink_version()}")
     start = time.perf_counter()
     with PeakMemory() as memory:
-        plan = splink_plan(records)
+        plan = splink_plan(records.as_one_source())
         linker = Linker(DuckDBAPI().register(plan.frame), plan.settings, log_level=logging.WARNING)
         linker.training.estimate_probability_two_random_records_match(
             plan.prior_rules, recall=plan.prior_recall
@@ -1665,12 +1681,14 @@ def run_set(
     own: int | None = None,
     form: str | None = None,
     blank: float | None = None,
+    two_sources: bool = False,
 ) -> list[Row]:
     """One set (one size of it, with `copied`: only that share of its identities
     copied, `RecordSet.few_copied`; with `own`: that many columns each record fills
     on its own, `RecordSet.with_own_columns`; with `form`: some records' name parts
     in that form, `RecordSet.with_name_forms`; with `blank`: that share of cells
-    left blank, `RecordSet.with_blanks`): both systems `repeat` times in
+    left blank, `RecordSet.with_blanks`; with `two_sources`: half its records under
+    another system's column names, `RecordSet.with_two_sources`): both systems `repeat` times in
     turn, the median rows; none for a form the set has no name parts for."""
     if (name, seed) not in _BUILT or (size or 0) > len(_BUILT[name, seed].rows):
         _BUILT.clear()
@@ -1690,6 +1708,8 @@ def run_set(
         records = formed
     if blank is not None:
         records = records.with_blanks(blank, seed)
+    if two_sources:
+        records = records.with_two_sources(seed)
     print(
         f"== {records.name}: {len(records.rows):,} records, {len(set(records.gold)):,} "
         f"identities; ingest --type {records.entity_type} --id-column {records.id_column}"
@@ -1764,6 +1784,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=None,
         help="share of cells (names included, ids not) left blank",
     )
+    parser.add_argument(
+        "--two-sources",
+        action="store_true",
+        help="half the records from a second system naming every column its own way "
+        "(Splink is given them named back, as its user would align them)",
+    )
     parser.add_argument("--no-splink", action="store_true")
     parser.add_argument("--quick", action="store_true", help="1k people sets: a smoke run")
     parser.add_argument("--seed", type=int, default=SEED)
@@ -1810,7 +1836,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     for (name, size), copied, own, form, blank in itertools.product(
         plan_runs(args.sets, args.size, args.quick), shares, owns, forms, blanks
     ):
-        job = (name, size, args.seed, args.repeat, not args.no_splink, copied, own, form, blank)
+        job = (
+            name, size, args.seed, args.repeat, not args.no_splink, copied, own, form, blank,
+            args.two_sources,
+        )  # fmt: skip
         if args.one_process:
             found = run_set(*job)
         else:

@@ -282,6 +282,7 @@ from __future__ import annotations
 
 import calendar
 import csv
+import dataclasses
 import gzip
 import hashlib
 import json
@@ -374,6 +375,9 @@ class RecordSet:
     name_column: str | None
     rows: list[dict[str, str]]
     gold: list[str]
+    #: Set by `with_two_sources`: each column a second source names its own way ->
+    #: the name the first gives it.
+    renamed: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def sample_clusters(self, size: int, seed: int) -> RecordSet:
         """About `size` rows made of whole gold clusters, drawn by `seed` (order kept)."""
@@ -475,6 +479,57 @@ class RecordSet:
             list(self.gold),
         )
 
+    def with_two_sources(self, seed: int) -> RecordSet:
+        """This set as two files of one type stacked in one: half its records (drawn
+        by `seed`, each on its own, so a person's copies fall in either) come from a
+        second system that names every column but the id and the name column its own
+        way (`SOURCE_WORDS`, the words in reverse order: "birth_month" is "Month
+        Born", "given_name" "Name First"). A resolver that reads columns by name
+        compares the two halves on nothing; `as_one_source` undoes it for a tool the
+        user must align columns for by hand (Splink)."""
+        draw = rng(seed, "sources", self.name)
+        kept = {self.id_column, self.name_column}
+        held = list(self.rows[0]) if self.rows else []
+        other: dict[str, str] = {}
+        for column in held:
+            if column in kept:
+                continue
+            words = [SOURCE_WORDS.get(w, w) for w in re.split(r"[^a-z0-9]+", column.lower()) if w]
+            name = " ".join(w.capitalize() for w in reversed(words)) or column
+            while name in held or name in other.values():
+                name += " 2"
+            other[column] = name
+        rows = [
+            {other.get(k, k): v for k, v in row.items()} if draw.random() < 0.5 else dict(row)
+            for row in self.rows
+        ]
+        return dataclasses.replace(
+            self,
+            name=f"{self.name}-2src",
+            rows=rows,
+            gold=list(self.gold),
+            renamed={new: old for old, new in other.items()},
+        )
+
+    def sources(self, first: str, rows: Sequence[dict[str, str]] | None = None) -> list[str]:
+        """The file each of `rows` (default: all) is ingested from: `first`, or for a
+        record under the second system's column names (`with_two_sources`) `first`
+        with "-2" before its suffix ("people-2.csv"): a user ingests each system's
+        export on its own."""
+        second = Path(first).stem + "-2" + Path(first).suffix
+        return [
+            first if self.renamed.keys().isdisjoint(row) else second
+            for row in (self.rows if rows is None else rows)
+        ]
+
+    def as_one_source(self) -> RecordSet:
+        """This set with a second source's columns named back as the first names them
+        (`with_two_sources`): what a user aligning them by hand would give Splink."""
+        if not self.renamed:
+            return self
+        rows = [{self.renamed.get(k, k): v for k, v in row.items()} for row in self.rows]
+        return dataclasses.replace(self, rows=rows, renamed={})
+
     def with_blanks(self, share: float, seed: int) -> RecordSet:
         """This set with each cell but the id left blank with probability `share`
         (drawn by `seed`), the name's included: a file gathered from forms where
@@ -508,6 +563,18 @@ class RecordSet:
             [self.gold[i] for i in keep],
         )
 
+
+#: A column name's words as `RecordSet.with_two_sources`' second system writes them
+#: (a word not listed is kept): what one file calls a given name, a town or a
+#: postcode, another calls a first name, a city, a zip.
+SOURCE_WORDS = {
+    "given": "first", "first": "given", "forename": "first", "family": "last",
+    "last": "family", "surname": "lastname", "birth": "born", "dob": "born",
+    "town": "city", "city": "town", "suburb": "locality", "postcode": "zip",
+    "zip": "postcode", "phone": "telephone", "email": "mail", "sex": "gender",
+    "gender": "sex", "job": "occupation", "occupation": "job", "state": "region",
+    "company": "employer", "year": "yr", "month": "mon", "day": "dd",
+}  # fmt: skip
 
 #: The forms `RecordSet.with_name_forms` gives name parts, and the share of records
 #: given one.

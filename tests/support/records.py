@@ -36,23 +36,28 @@ needs_shared_data = pytest.mark.skipif(
 
 def ingested(records: RecordSet, rows: Sequence[dict[str, Any]], path: Path) -> list[Entity]:
     """`rows` (of `records`' schema) imported into a fresh workspace at `path` with
-    the set's `--type/--id-column/--name-column` mapping, from `SOURCE`; its entities."""
+    the set's `--type/--id-column/--name-column` mapping, from `SOURCE` (a second
+    system's rows from their own file, `RecordSet.sources`); its entities."""
+    files: dict[str, list[dict[str, Any]]] = {}
+    for row, source in zip(rows, records.sources(SOURCE, rows), strict=True):
+        files.setdefault(source, []).append(row)
     with Workspace.open(path, create=True) as workspace:
         tenant = workspace.register_tenant("records")
-        asyncio.run(
-            import_records(
-                rows,
-                workspace=workspace,
-                tenant_id=tenant,
-                source_id=SOURCE,
-                mapping=RecordMapping(
-                    name_field=records.name_column,
-                    entity_type=records.entity_type,
-                    id_field=records.id_column,
-                ),
-                observed_at=datetime(2026, 1, 1, tzinfo=UTC),
+        for source, held in files.items():
+            asyncio.run(
+                import_records(
+                    held,
+                    workspace=workspace,
+                    tenant_id=tenant,
+                    source_id=source,
+                    mapping=RecordMapping(
+                        name_field=records.name_column,
+                        entity_type=records.entity_type,
+                        id_field=records.id_column,
+                    ),
+                    observed_at=datetime(2026, 1, 1, tzinfo=UTC),
+                )
             )
-        )
         return asyncio.run(workspace.graph.list_entities(tenant))
 
 
@@ -66,8 +71,10 @@ def engine_prf(records: RecordSet, path: Path) -> PRF:
     `records`, ingested at `path`."""
     entities = ingested(records, records.rows, path)
     identity = {
-        f"{SOURCE}#{row[records.id_column]}": gold
-        for row, gold in zip(records.rows, records.gold, strict=True)
+        f"{source}#{row[records.id_column]}": gold
+        for row, gold, source in zip(
+            records.rows, records.gold, records.sources(SOURCE), strict=True
+        )
     }
     of = {e.id: identity[p.source_id] for e in entities for p in e.provenance}
     cluster = {i: k for k, members in enumerate(resolve_sync(entities).clusters) for i in members}

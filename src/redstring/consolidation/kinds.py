@@ -1040,3 +1040,99 @@ def _join_split_dates(
             reason=f"a date split over {day} (1..31), {month} (1..12) and {year}",
         )
     )
+
+
+#: Two properties held together by at most this share of the records holding the
+#: rarer one are apart: one field, written under two names by two sources
+#: (`align_sources`). Not zero: a source may hold a stray row of the other's shape.
+APART_SHARE = 0.01
+#: Share of the records each of two apart properties must be held by to be aligned:
+#: a column a handful of rows hold says too little to name another's twin.
+ALIGN_COVERAGE = 0.01
+
+
+def align_sources(
+    entities: Sequence[Entity], overrides: Mapping[str, str] | None = None
+) -> tuple[Sequence[Entity], dict[str, str]]:
+    """`entities` with each property another source wrote under another name renamed
+    to the name most records use, and which were renamed (name -> the one used).
+
+    Two files of one type ingested into one workspace ("given_name" in one, "first"
+    in the other) held their names, dates and towns under different properties: each
+    pair across the files shared no field, and nothing linked them (two halves of
+    people-parts-5k, their columns renamed in one: recall 0.49). Two properties are
+    one field where no record holds both (`APART_SHARE`) and their values are of one
+    kind (`_detect_one`; small integers alike only for the same reason, as a split
+    date's parts are); among several such candidates, the pair whose names share
+    the most words is aligned first, so "birth_month" meets "month_of_birth", not
+    "day_of_birth". A property the user set a kind for is never renamed. Returns
+    `entities` itself where nothing is renamed (a file of one source)."""
+    n = len(entities)
+    forced = {NAME_FIELD if k == "name" else k for k in (overrides or {})}
+    # Each distinct set of properties held, counted: a file of one source has a few.
+    shapes: Counter[frozenset[str]] = Counter(frozenset(e.properties) for e in entities)
+    holders: Counter[str] = Counter()
+    for shape, count in shapes.items():
+        for key in shape:
+            holders[key] += count
+    keys = sorted(k for k, c in holders.items() if c >= ALIGN_COVERAGE * n and k not in forced)
+
+    def together(a: str, b: str) -> int:
+        return sum(count for shape, count in shapes.items() if a in shape and b in shape)
+
+    apart = [
+        (a, b)
+        for i, a in enumerate(keys)
+        for b in keys[i + 1 :]
+        if together(a, b) <= APART_SHARE * min(holders[a], holders[b])
+    ]
+    if not apart:
+        return entities, {}
+    entity_kind = type_kind(entities[0].entity_type)
+    kinds: dict[str, tuple[FieldKind, str]] = {}
+    seen: dict[str, set[str]] = {}
+    for key in dict.fromkeys(k for pair in apart for k in pair):
+        values = _values(entities, key)[:SAMPLE]
+        kinds[key] = _detect_one(key, values, entity_kind) if values else (FieldKind.IGNORE, "")
+        seen[key] = {v.casefold() for v in values}
+
+    def alike(a: str, b: str) -> bool:
+        (one, why_one), (two, why_two) = kinds[a], kinds[b]
+        return one is two and (one is not FieldKind.IGNORE or (why_one == why_two != ""))
+
+    def overlap(a: str, b: str) -> tuple[float, str, str]:
+        values = len(seen[a] & seen[b]) / max(len(seen[a] | seen[b]), 1)
+        words_a, words_b = column_words(a), column_words(b)
+        words = len(words_a & words_b) / max(len(words_a | words_b), 1)
+        return values + words, a, b
+
+    apart_set = set(apart)
+    groups: dict[str, tuple[str, ...]] = {}
+    for a, b in sorted(
+        (pair for pair in apart if alike(*pair)), key=lambda p: overlap(*p), reverse=True
+    ):
+        one, two = groups.get(a, (a,)), groups.get(b, (b,))
+        if one is two or not all(
+            (min(x, y), max(x, y)) in apart_set and alike(x, y) for x in one for y in two
+        ):
+            continue
+        for key in (merged := one + two):
+            groups[key] = merged
+    renamed = {}
+    for members in set(groups.values()):
+        used = min(members, key=lambda k: (-holders[k], k))
+        renamed.update({k: used for k in members if k != used})
+    if not renamed:
+        return entities, {}
+    out: list[Entity] = []
+    for entity in entities:
+        if renamed.keys().isdisjoint(entity.properties):
+            out.append(entity)
+            continue
+        properties = dict(entity.properties)
+        for key, used in renamed.items():
+            if key in properties:
+                value = properties.pop(key)
+                properties.setdefault(used, value)
+        out.append(entity.model_copy(update={"properties": properties}))
+    return out, renamed

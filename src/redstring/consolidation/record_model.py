@@ -54,6 +54,7 @@ from redstring.consolidation.kinds import (
     NAME_KINDS,
     FieldKind,
     FieldReport,
+    align_sources,
     detect_fields,
 )
 from redstring.consolidation.names import type_kind
@@ -2074,7 +2075,10 @@ def train(
     detected ones, its m, u and match rate are used as they are: no sampling, no
     EM, so incremental runs decide as the run that trained it did.
     """
+    entities, renamed = align_sources(entities, overrides)
     report = detect_fields(entities, overrides)
+    for key, used in renamed.items():
+        report.left_out[key] = f"read as {used}: held by no record that holds {used}"
     n = len(entities)
     empty = RecordEvidence(
         pairs=np.zeros((0, 2), dtype=np.int64),
