@@ -1681,14 +1681,15 @@ def run_set(
     own: int | None = None,
     form: str | None = None,
     blank: float | None = None,
-    two_sources: bool = False,
+    two_sources: str | None = None,
 ) -> list[Row]:
     """One set (one size of it, with `copied`: only that share of its identities
     copied, `RecordSet.few_copied`; with `own`: that many columns each record fills
     on its own, `RecordSet.with_own_columns`; with `form`: some records' name parts
     in that form, `RecordSet.with_name_forms`; with `blank`: that share of cells
-    left blank, `RecordSet.with_blanks`; with `two_sources`: half its records under
-    another system's column names, `RecordSet.with_two_sources`): both systems `repeat` times in
+    left blank, `RecordSet.with_blanks`; with `two_sources` ("renamed" or
+    "reshaped"): half its records from another system's file,
+    `RecordSet.with_two_sources`): both systems `repeat` times in
     turn, the median rows; none for a form the set has no name parts for."""
     if (name, seed) not in _BUILT or (size or 0) > len(_BUILT[name, seed].rows):
         _BUILT.clear()
@@ -1708,8 +1709,8 @@ def run_set(
         records = formed
     if blank is not None:
         records = records.with_blanks(blank, seed)
-    if two_sources:
-        records = records.with_two_sources(seed)
+    if two_sources is not None:
+        records = records.with_two_sources(seed, reshaped=two_sources == "reshaped")
     print(
         f"== {records.name}: {len(records.rows):,} records, {len(set(records.gold)):,} "
         f"identities; ingest --type {records.entity_type} --id-column {records.id_column}"
@@ -1786,9 +1787,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument(
         "--two-sources",
-        action="store_true",
-        help="half the records from a second system naming every column its own way "
-        "(Splink is given them named back, as its user would align them)",
+        nargs="+",
+        choices=("renamed", "reshaped"),
+        default=None,
+        help="half the records from a second system's file naming every column its own "
+        "way (reshaped: a split date and name parts written whole too); Splink is given "
+        "them as the first writes them, as its user would align them",
     )
     parser.add_argument("--no-splink", action="store_true")
     parser.add_argument("--quick", action="store_true", help="1k people sets: a smoke run")
@@ -1833,12 +1837,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     owns: list[int | None] = list(args.own_columns) if args.own_columns else [None]
     forms: list[str | None] = list(args.name_forms) if args.name_forms else [None]
     blanks: list[float | None] = list(args.blank) if args.blank else [None]
-    for (name, size), copied, own, form, blank in itertools.product(
-        plan_runs(args.sets, args.size, args.quick), shares, owns, forms, blanks
+    systems: list[str | None] = list(args.two_sources) if args.two_sources else [None]
+    for (name, size), copied, own, form, blank, two in itertools.product(
+        plan_runs(args.sets, args.size, args.quick), shares, owns, forms, blanks, systems
     ):
         job = (
-            name, size, args.seed, args.repeat, not args.no_splink, copied, own, form, blank,
-            args.two_sources,
+            name, size, args.seed, args.repeat, not args.no_splink, copied, own, form, blank, two
         )  # fmt: skip
         if args.one_process:
             found = run_set(*job)

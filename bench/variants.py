@@ -378,6 +378,8 @@ class RecordSet:
     #: Set by `with_two_sources`: each column a second source names its own way ->
     #: the name the first gives it.
     renamed: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: Set by `with_two_sources`: every row as the first system writes it.
+    one_source: list[dict[str, str]] = dataclasses.field(default_factory=list)
 
     def sample_clusters(self, size: int, seed: int) -> RecordSet:
         """About `size` rows made of whole gold clusters, drawn by `seed` (order kept)."""
@@ -479,36 +481,56 @@ class RecordSet:
             list(self.gold),
         )
 
-    def with_two_sources(self, seed: int) -> RecordSet:
-        """This set as two files of one type stacked in one: half its records (drawn
-        by `seed`, each on its own, so a person's copies fall in either) come from a
+    def with_two_sources(self, seed: int, reshaped: bool = False) -> RecordSet:
+        """This set as two systems' files of one type: half its records (drawn by
+        `seed`, each on its own, so a person's copies fall in either) come from a
         second system that names every column but the id and the name column its own
         way (`SOURCE_WORDS`, the words in reverse order: "birth_month" is "Month
-        Born", "given_name" "Name First"). A resolver that reads columns by name
-        compares the two halves on nothing; `as_one_source` undoes it for a tool the
-        user must align columns for by hand (Splink)."""
+        Born", "given_name" "Name First"). `reshaped`: it also writes a date split
+        over year, month and day columns as one "Born" cell, day first
+        ("07/03/1985"), and name parts (where the set has no name column) as one
+        "Full Name". A resolver that reads columns by name compares the two files on
+        nothing; `as_one_source` gives a tool the user must align columns for by
+        hand (Splink) the records as the first system writes them."""
         draw = rng(seed, "sources", self.name)
         kept = {self.id_column, self.name_column}
         held = list(self.rows[0]) if self.rows else []
+        parts = _date_parts(held) if reshaped else None
+        names = _name_parts(held) if reshaped and self.name_column is None else []
+        joined = set(parts or ()) | set(names)
         other: dict[str, str] = {}
         for column in held:
-            if column in kept:
+            if column in kept or column in joined:
                 continue
             words = [SOURCE_WORDS.get(w, w) for w in re.split(r"[^a-z0-9]+", column.lower()) if w]
             name = " ".join(w.capitalize() for w in reversed(words)) or column
             while name in held or name in other.values():
                 name += " 2"
             other[column] = name
-        rows = [
-            {other.get(k, k): v for k, v in row.items()} if draw.random() < 0.5 else dict(row)
-            for row in self.rows
-        ]
+        renamed = {new: old for old, new in other.items()}
+        if parts:
+            renamed["Born"] = "+".join(parts)
+        if names:
+            renamed["Full Name"] = "+".join(names)
+        rows = []
+        for row in self.rows:
+            if draw.random() >= 0.5:
+                rows.append(dict(row))
+                continue
+            second = {other.get(k, k): v for k, v in row.items() if k not in joined}
+            if parts:
+                year, month, day = (row[c] for c in parts)
+                second["Born"] = f"{day:0>2}/{month:0>2}/{year}" if year and month and day else ""
+            if names:
+                second["Full Name"] = " ".join(row[c] for c in names if row[c])
+            rows.append(second)
         return dataclasses.replace(
             self,
-            name=f"{self.name}-2src",
+            name=f"{self.name}-2src" + ("-reshaped" if reshaped else ""),
             rows=rows,
             gold=list(self.gold),
-            renamed={new: old for old, new in other.items()},
+            renamed=renamed,
+            one_source=list(self.rows),
         )
 
     def sources(self, first: str, rows: Sequence[dict[str, str]] | None = None) -> list[str]:
@@ -523,12 +545,11 @@ class RecordSet:
         ]
 
     def as_one_source(self) -> RecordSet:
-        """This set with a second source's columns named back as the first names them
+        """This set with the second system's records as the first writes them
         (`with_two_sources`): what a user aligning them by hand would give Splink."""
         if not self.renamed:
             return self
-        rows = [{self.renamed.get(k, k): v for k, v in row.items()} for row in self.rows]
-        return dataclasses.replace(self, rows=rows, renamed={})
+        return dataclasses.replace(self, rows=list(self.one_source), renamed={}, one_source=[])
 
     def with_blanks(self, share: float, seed: int) -> RecordSet:
         """This set with each cell but the id left blank with probability `share`
@@ -575,6 +596,33 @@ SOURCE_WORDS = {
     "gender": "sex", "job": "occupation", "occupation": "job", "state": "region",
     "company": "employer", "year": "yr", "month": "mon", "day": "dd",
 }  # fmt: skip
+
+
+def _date_parts(columns: Sequence[str]) -> tuple[str, str, str] | None:
+    """The year, month and day columns of a date split over three, if the set has
+    exactly one of each (by the words of their names)."""
+    found = []
+    for word in ("year", "month", "day"):
+        named = [c for c in columns if word in re.split(r"[^a-z]+", c.lower())]
+        if len(named) != 1:
+            return None
+        found.append(named[0])
+    return found[0], found[1], found[2]
+
+
+#: Words of a name part's column name, in the order the parts are written.
+NAME_PART_WORDS = (("given", "first", "forename"), ("middle",), ("family", "last", "surname"))
+
+
+def _name_parts(columns: Sequence[str]) -> list[str]:
+    """The given, middle and family name columns, in that order; none unless there
+    is a given and a family one."""
+    per_part = [
+        [c for c in columns if set(re.split(r"[^a-z]+", c.lower())) & set(words)]
+        for words in NAME_PART_WORDS
+    ]
+    return [c for found in per_part for c in found] if per_part[0] and per_part[-1] else []
+
 
 #: The forms `RecordSet.with_name_forms` gives name parts, and the share of records
 #: given one.

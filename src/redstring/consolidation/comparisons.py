@@ -14,7 +14,7 @@ import functools
 import itertools
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import jellyfish
@@ -261,6 +261,11 @@ def _date_value(raws: tuple[str, ...], kind: FieldKind) -> int | None:
 
 def _read_sources(spec: FieldSpec) -> tuple[str, ...]:
     """The properties `_normalised` reads for `spec`."""
+    return tuple(s for part in (spec, *spec.either) for s in _own_sources(part))
+
+
+def _own_sources(spec: FieldSpec) -> tuple[str, ...]:
+    """The properties `_normalised` reads for `spec` itself, not its `either`."""
     if spec.kind in (FieldKind.DATE, FieldKind.YEAR, FieldKind.ADDRESS, FieldKind.COORDINATES):
         return spec.sources  # its parts joined into one value
     if spec.kind is FieldKind.PERSON_NAME and len(spec.sources) > 1:
@@ -271,7 +276,16 @@ def _read_sources(spec: FieldSpec) -> tuple[str, ...]:
 def _normalised(spec: FieldSpec, table: Mapping[str, list[str]]) -> list[tuple[str, str]]:
     """`_normalise` of each entity's field (`_normalise_each`), its cells read from
     `table` (`column_table`)."""
-    cells = [table[source] for source in _read_sources(spec)]
+    if spec.either:
+        # Another system's columns for the same field: read where this one's are blank.
+        out = _normalised(replace(spec, either=()), table)
+        for other in spec.either:
+            out = [
+                mine if mine[0] else theirs
+                for mine, theirs in zip(out, _normalised(other, table), strict=True)
+            ]
+        return out
+    cells = [table[source] for source in _own_sources(spec)]
     read: Iterable[tuple[str, ...]] = zip(*cells, strict=True)
     if spec.kind is FieldKind.PERSON_NAME and len(spec.sources) > 1:
         parts = list(zip(*cells[1:], strict=True))

@@ -114,6 +114,19 @@ def family_word(name: str) -> str:
     return words[-1] if len(words) > 1 else ""
 
 
+def split_whole_name(name: str) -> tuple[str, str]:
+    """(given name, family name) of a person's whole name in one cell: "PRICE, Fred"
+    and "Fred Price" alike (`family_word` reads the order; titles, suffixes and
+    degrees are neither); ("", "") for a lone word, which may be either."""
+    head, comma, rest = name.partition(",")
+    if comma and head.strip() and not all(_not_a_name(t) for t in raw_tokens(rest)):
+        family = [t for t in raw_tokens(head) if not _not_a_name(t)]
+        given = [t for t in raw_tokens(rest) if not _not_a_name(t)]
+        return (given[0], " ".join(family)) if given and family else ("", "")
+    words = [t for t in raw_tokens(name) if not _not_a_name(t)]
+    return (words[0], words[-1]) if len(words) > 1 else ("", "")
+
+
 def _not_a_name(token: str) -> bool:
     """A title, suffix or degree -- not one that is also a surname (King, Earl)."""
     return token in NOT_A_SURNAME or token in GENERATIONS or token in DEGREES or _is_ordinal(token)

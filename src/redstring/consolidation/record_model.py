@@ -54,6 +54,7 @@ from redstring.consolidation.kinds import (
     NAME_KINDS,
     FieldKind,
     FieldReport,
+    align_fields,
     align_sources,
     detect_fields,
 )
@@ -2079,6 +2080,7 @@ def train(
     report = detect_fields(entities, overrides)
     for key, used in renamed.items():
         report.left_out[key] = f"read as {used}: held by no record that holds {used}"
+    align_fields(report)
     n = len(entities)
     empty = RecordEvidence(
         pairs=np.zeros((0, 2), dtype=np.int64),
