@@ -10,6 +10,7 @@
     uv run python bench/resolution.py --sets people-us --own-columns 7 21  # export columns
     uv run python bench/resolution.py --sets voters --name-forms initials swapped
     uv run python bench/resolution.py --sets products --blank 0.4        # optional fields
+    uv run python bench/resolution.py --sets contacts --two-sources renamed reshaped
 
 Each system's time is one run, or with `--repeat N` the median of N runs made in
 turn (redstring, Splink, redstring, ...), so a set near parity is not decided by one
@@ -20,7 +21,8 @@ read only to score the output. The sets are built in memory by `variants.py`
 (people-50k and PATSTAT as a user gets them, plus schema variants the resolver was
 not designed around); nothing is written to the repository.
 
-redstring runs exactly the CLI path: the set is written to a temporary CSV, read
+redstring runs exactly the CLI path: the set is written to a temporary CSV (two,
+one per system, with `--two-sources`), read
 back the way `ingest` reads it, imported with the `--type/--id-column/--name-column`
 mapping into a fresh SQLite workspace, consolidated by `Consolidator`, and each
 record's entity is read back through the graph's alias resolution. The engine
