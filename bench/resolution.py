@@ -10,7 +10,7 @@
     uv run python bench/resolution.py --sets people-us --own-columns 7 21  # export columns
     uv run python bench/resolution.py --sets voters --name-forms initials swapped
     uv run python bench/resolution.py --sets products --blank 0.4        # optional fields
-    uv run python bench/resolution.py --sets contacts --two-sources renamed reshaped
+    uv run python bench/resolution.py --sets contacts --two-sources renamed reshaped coded
 
 Each system's time is one run, or with `--repeat N` the median of N runs made in
 turn (redstring, Splink, redstring, ...), so a set near parity is not decided by one
@@ -104,6 +104,7 @@ from variants import (
     RU_MONTHS,
     SEED,
     SETS,
+    TWO_SOURCE_FORMS,
     RecordSet,
     build,
     plain,
@@ -1690,7 +1691,7 @@ def run_set(
     on its own, `RecordSet.with_own_columns`; with `form`: some records' name parts
     in that form, `RecordSet.with_name_forms`; with `blank`: that share of cells
     left blank, `RecordSet.with_blanks`; with `two_sources` ("renamed" or
-    "reshaped"): half its records from another system's file,
+    "reshaped" or "coded"): half its records from another system's file,
     `RecordSet.with_two_sources`): both systems `repeat` times in
     turn, the median rows; none for a form the set has no name parts for."""
     if (name, seed) not in _BUILT or (size or 0) > len(_BUILT[name, seed].rows):
@@ -1712,7 +1713,7 @@ def run_set(
     if blank is not None:
         records = records.with_blanks(blank, seed)
     if two_sources is not None:
-        records = records.with_two_sources(seed, reshaped=two_sources == "reshaped")
+        records = records.with_two_sources(seed, two_sources)
     print(
         f"== {records.name}: {len(records.rows):,} records, {len(set(records.gold)):,} "
         f"identities; ingest --type {records.entity_type} --id-column {records.id_column}"
@@ -1790,10 +1791,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--two-sources",
         nargs="+",
-        choices=("renamed", "reshaped"),
+        choices=TWO_SOURCE_FORMS,
         default=None,
         help="half the records from a second system's file naming every column its own "
-        "way (reshaped: a split date and name parts written whole too); Splink is given "
+        "way (reshaped: a split date and name parts written whole too; coded: c1..cN); "
+        "Splink is given "
         "them as the first writes them, as its user would align them",
     )
     parser.add_argument("--no-splink", action="store_true")

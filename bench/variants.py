@@ -481,27 +481,38 @@ class RecordSet:
             list(self.gold),
         )
 
-    def with_two_sources(self, seed: int, reshaped: bool = False) -> RecordSet:
+    def with_two_sources(self, seed: int, form: str = "renamed") -> RecordSet:
         """This set as two systems' files of one type: half its records (drawn by
         `seed`, each on its own, so a person's copies fall in either) come from a
         second system that names every column but the id and the name column its own
         way (`SOURCE_WORDS`, the words in reverse order: "birth_month" is "Month
-        Born", "given_name" "Name First"). `reshaped`: it also writes a date split
-        over year, month and day columns as one "Born" cell, day first
-        ("07/03/1985"), and name parts (where the set has no name column) as one
-        "Full Name". A resolver that reads columns by name compares the two files on
-        nothing; `as_one_source` gives a tool the user must align columns for by
-        hand (Splink) the records as the first system writes them."""
+        Born", "given_name" "Name First"; `form` "renamed"). "reshaped": it also
+        writes a date split over year, month and day columns as one "Born" cell, day
+        first ("07/03/1985"), and name parts (where the set has no name column) as
+        one "Full Name". "coded": its columns are named c1..cN instead, in an order
+        of their own (`TWO_SOURCE_FORMS`). A resolver that reads columns by name
+        compares the two files on nothing; `as_one_source` gives a tool the user
+        must align columns for by hand (Splink) the records as the first system
+        writes them."""
         draw = rng(seed, "sources", self.name)
         kept = {self.id_column, self.name_column}
         held = list(self.rows[0]) if self.rows else []
+        if form not in TWO_SOURCE_FORMS:
+            raise ValueError(f"no two-source form {form!r}; use one of {TWO_SOURCE_FORMS}")
+        reshaped = form == "reshaped"
         parts = _date_parts(held) if reshaped else None
         names = _name_parts(held) if reshaped and self.name_column is None else []
         joined = set(parts or ()) | set(names)
+        if form == "coded" and self.name_column is None:
+            # Name parts keep their headers: without them `ingest` finds no name.
+            kept |= set(_name_parts(held))
         other: dict[str, str] = {}
-        for column in held:
-            if column in kept or column in joined:
-                continue
+        columns = [c for c in held if c not in kept and c not in joined]
+        if form == "coded":
+            order = list(columns)
+            draw.shuffle(order)
+            other = {column: f"c{k + 1}" for k, column in enumerate(order)}
+        for column in columns if form != "coded" else ():
             words = [SOURCE_WORDS.get(w, w) for w in re.split(r"[^a-z0-9]+", column.lower()) if w]
             name = " ".join(w.capitalize() for w in reversed(words)) or column
             while name in held or name in other.values():
@@ -526,7 +537,7 @@ class RecordSet:
             rows.append(second)
         return dataclasses.replace(
             self,
-            name=f"{self.name}-2src" + ("-reshaped" if reshaped else ""),
+            name=f"{self.name}-2src" + ("" if form == "renamed" else f"-{form}"),
             rows=rows,
             gold=list(self.gold),
             renamed=renamed,
@@ -585,6 +596,8 @@ class RecordSet:
         )
 
 
+#: How `RecordSet.with_two_sources`' second system writes its columns.
+TWO_SOURCE_FORMS = ("renamed", "reshaped", "coded")
 #: A column name's words as `RecordSet.with_two_sources`' second system writes them
 #: (a word not listed is kept): what one file calls a given name, a town or a
 #: postcode, another calls a first name, a city, a zip.

@@ -1100,16 +1100,27 @@ def _join_split_dates(
 #: rarer one are apart: one field, written under two names by two sources
 #: (`align_sources`). Not zero: a source may hold a stray row of the other's shape.
 APART_SHARE = 0.01
+#: Two apart properties whose sampled distinct values share at least this share of
+#: the smaller set's are one field even where their kinds were read apart: under a
+#: header that says nothing ("c7") a column of first names or of trades may read as
+#: family names (half of people-us-10k so: R 0.9555 -> 0.9970).
+SHARED_VALUES = 0.5
 #: Share of the records each of two apart properties must be held by to be aligned:
 #: a column a handful of rows hold says too little to name another's twin.
 ALIGN_COVERAGE = 0.01
+
+
+def _worded(key: str) -> bool:
+    """Whether a column's name holds a word (three letters or more), not only a
+    code: "first_name", not "c7"."""
+    return any(len(word) >= 3 for word in column_words(key))
 
 
 def align_sources(
     entities: Sequence[Entity], overrides: Mapping[str, str] | None = None
 ) -> tuple[Sequence[Entity], dict[str, str]]:
     """`entities` with each property another source wrote under another name renamed
-    to the name most records use, and which were renamed (name -> the one used).
+    to the name kept for both, and which were renamed (name -> the one kept).
 
     Two files of one type ingested into one workspace ("given_name" in one, "first"
     in the other) held their names, dates and towns under different properties: each
@@ -1117,9 +1128,11 @@ def align_sources(
     people-parts-5k, their columns renamed in one: recall 0.49). Two properties are
     one field where no record holds both (`APART_SHARE`) and their values are of one
     kind (`_detect_one`; small integers alike only for the same reason, as a split
-    date's parts are); among several such candidates, the pair whose names share
-    the most words is aligned first, so "birth_month" meets "month_of_birth", not
-    "day_of_birth". A property the user set a kind for is never renamed. Returns
+    date's parts are) or whose values mostly overlap (`SHARED_VALUES`); among
+    several such candidates, the pair whose values overlap most and whose names
+    share the most words is aligned first, so "birth_month" meets "month_of_birth",
+    not "day_of_birth". The name kept is one of words over a code, then the one
+    more records hold. A property the user set a kind for is never renamed. Returns
     `entities` itself where nothing is renamed (a file of one source)."""
     n = len(entities)
     forced = {NAME_FIELD if k == "name" else k for k in (overrides or {})}
@@ -1152,7 +1165,10 @@ def align_sources(
 
     def alike(a: str, b: str) -> bool:
         (one, why_one), (two, why_two) = kinds[a], kinds[b]
-        return one is two and (one is not FieldKind.IGNORE or (why_one == why_two != ""))
+        if one is two and (one is not FieldKind.IGNORE or (why_one == why_two != "")):
+            return True
+        shared = len(seen[a] & seen[b]) >= SHARED_VALUES * min(len(seen[a]), len(seen[b]))
+        return shared and FieldKind.IGNORE not in (one, two)
 
     def overlap(a: str, b: str) -> tuple[float, str, str]:
         values = len(seen[a] & seen[b]) / max(len(seen[a] | seen[b]), 1)
@@ -1174,7 +1190,9 @@ def align_sources(
             groups[key] = merged
     renamed = {}
     for members in set(groups.values()):
-        used = min(members, key=lambda k: (-holders[k], k))
+        # A name of words over a code ("first_name" over "c7"): detection reads the
+        # joined column's kind by its name's words too.
+        used = min(members, key=lambda k: (not _worded(k), -holders[k], k))
         renamed.update({k: used for k in members if k != used})
     if not renamed:
         return entities, {}
