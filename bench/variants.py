@@ -504,8 +504,13 @@ class RecordSet:
         names = _name_parts(held) if reshaped and self.name_column is None else []
         joined = set(parts or ()) | set(names)
         if form == "coded" and self.name_column is None:
-            # Name parts keep their headers: without them `ingest` finds no name.
-            kept |= set(_name_parts(held))
+            # The columns `ingest` names a record from keep their headers (a user
+            # would point --name-column at them): name parts, a name, a title.
+            kept |= set(_name_parts(held)) | {
+                c
+                for c in held
+                if {"name", "title", "headline"} & set(re.split(r"[^a-z]+", c.lower()))
+            }
         other: dict[str, str] = {}
         columns = [c for c in held if c not in kept and c not in joined]
         if form == "coded":
