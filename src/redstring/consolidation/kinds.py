@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from redstring.consolidation.addresses import names_a_street
 from redstring.consolidation.dates import parse_date
 from redstring.consolidation.names import (
@@ -34,6 +36,8 @@ from redstring.domain.normalization import latin, normalize_name
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
+
+    import numpy.typing as npt
 
     from redstring.domain.entity import Entity
 
@@ -749,7 +753,7 @@ def detect_fields(
     remainders = _drop_composite_names(head, kinds, forced, report)
     for key in composites:
         if key not in kinds and ("name" if key == NAME_FIELD else key) in report.left_out:
-            _parts_from_whole(entities, key, report)
+            _parts_from_whole(entities, key, report, kinds)
     for key in keys:
         if key not in kinds:
             continue
@@ -902,7 +906,9 @@ def _drop_composite_names(
 TOGETHER = 0.8
 
 
-def _parts_from_whole(entities: Sequence[Entity], key: str, report: FieldReport) -> None:
+def _parts_from_whole(
+    entities: Sequence[Entity], key: str, report: FieldReport, kinds: Iterable[str]
+) -> None:
     """Where the whole name `key` was left out as repeating the given and family
     names, give the records that hold neither part the parts of their whole name
     (`split_whole_name`), in `report.cells`, which the comparisons read: a second
@@ -932,6 +938,16 @@ def _parts_from_whole(entities: Sequence[Entity], key: str, report: FieldReport)
     # cells blank: R 0.8914 -> 0.8275 with them filled).
     if len(lone) < max(ALIGN_COVERAGE * len(entities), TOGETHER * blank):
         return
+    # Records that write their whole name again in a column of its own (a second
+    # system's "Full Name" property beside the name) are compared on it; parts read
+    # from their name as well let EM learn from pairs whose parts and whole are one
+    # text (people-parts so: m of a differing given name 0, R 0.987 -> 0.743).
+    for other in kinds:
+        cells = report.cells.get(other)
+        if other != key and cells is not None:
+            same = sum(1 for row, whole in lone if cells[row].casefold() == whole.casefold())
+            if same * 2 > len(lone):
+                return
     for row, whole in lone:
         first[row], last[row] = split_whole_name(whole)
     label = "name" if key == NAME_FIELD else key
@@ -1143,15 +1159,16 @@ def align_sources(
         for key in shape:
             holders[key] += count
     keys = sorted(k for k, c in holders.items() if c >= ALIGN_COVERAGE * n and k not in forced)
-
-    def together(a: str, b: str) -> int:
-        return sum(count for shape, count in shapes.items() if a in shape and b in shape)
-
+    # Records holding both of each two keys, over the shapes at once: a sparse export
+    # has as many shapes as records.
+    held = np.asarray([[key in shape for key in keys] for shape in shapes], dtype=np.float64)
+    counts = np.fromiter(shapes.values(), dtype=np.float64, count=len(shapes))
+    together = (held * counts[:, None]).T @ held if len(keys) else np.zeros((0, 0))
     apart = [
         (a, b)
         for i, a in enumerate(keys)
-        for b in keys[i + 1 :]
-        if together(a, b) <= APART_SHARE * min(holders[a], holders[b])
+        for j, b in enumerate(keys[i + 1 :], start=i + 1)
+        if together[i, j] <= APART_SHARE * min(holders[a], holders[b])
     ]
     if not apart:
         return entities, {}
@@ -1236,19 +1253,22 @@ def align_fields(report: FieldReport) -> None:
     in the other (`birth_year+birth_month+birth_day` and `Date of Birth`). The field
     more records hold reads the other where its own cells are blank. Runs on the
     fields detected, so only after `align_sources`."""
-    held: dict[str, set[int]] = {}
-    for spec in report.used:
-        if spec.kind in ALIGNED_KINDS:
-            cells = [report.cells.get(source, ()) for source in spec.sources]
-            held[spec.name] = {k for column in cells for k, cell in enumerate(column) if cell}
+    kinds = Counter(spec.kind for spec in report.used if spec.kind in ALIGNED_KINDS)
+    # Only a kind two fields share can join (people-50k: its two categories).
+    paired = [spec for spec in report.used if kinds[spec.kind] > 1]
+    held: dict[str, npt.NDArray[np.bool_]] = {}
+    for spec in paired:
+        cells = [np.asarray(report.cells.get(source, ()), dtype=object) for source in spec.sources]
+        held[spec.name] = np.logical_or.reduce([column != "" for column in cells])
     joined: dict[str, FieldSpec] = {}
-    for a, b in itertools.combinations([s for s in report.used if s.name in held], 2):
+    for a, b in itertools.combinations(paired, 2):
         if a.kind is not b.kind or a.name in joined or b.name in joined:
             continue
-        one, two = held[a.name], held[b.name]
-        if not one or not two or len(one & two) > APART_SHARE * min(len(one), len(two)):
+        one, two = int(held[a.name].sum()), int(held[b.name].sum())
+        both = int((held[a.name] & held[b.name]).sum())
+        if not one or not two or both > APART_SHARE * min(one, two):
             continue
-        kept, other = (a, b) if (len(one), b.name) >= (len(two), a.name) else (b, a)
+        kept, other = (a, b) if (one, b.name) >= (two, a.name) else (b, a)
         joined[other.name] = joined[kept.name] = FieldSpec(
             name=f"{kept.name} | {other.name}",
             kind=kept.kind,
