@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from redstring.consolidation.addresses import names_a_street
 from redstring.consolidation.dates import parse_date
 from redstring.consolidation.names import (
@@ -1159,6 +1157,8 @@ def align_sources(
         for key in shape:
             holders[key] += count
     keys = sorted(k for k, c in holders.items() if c >= ALIGN_COVERAGE * n and k not in forced)
+    import numpy as np  # here: `ingest` reads name parts from this module without numpy
+
     # Records holding both of each two keys, over the shapes at once: a sparse export
     # has as many shapes as records.
     held = np.asarray([[key in shape for key in keys] for shape in shapes], dtype=np.float64)
@@ -1253,6 +1253,8 @@ def align_fields(report: FieldReport) -> None:
     in the other (`birth_year+birth_month+birth_day` and `Date of Birth`). The field
     more records hold reads the other where its own cells are blank. Runs on the
     fields detected, so only after `align_sources`."""
+    import numpy as np  # here: `ingest` reads name parts from this module without numpy
+
     kinds = Counter(spec.kind for spec in report.used if spec.kind in ALIGNED_KINDS)
     # Only a kind two fields share can join (people-50k: its two categories).
     paired = [spec for spec in report.used if kinds[spec.kind] > 1]
