@@ -1124,6 +1124,15 @@ SHARED_VALUES = 0.5
 ALIGN_COVERAGE = 0.01
 
 
+def _numbers_records(values: Sequence[str]) -> bool:
+    """Whether no two of a column's values are alike: it numbers the records, not
+    what they describe. Two files numbering theirs alike ("C00017" in each) would
+    agree across two people, so such columns are never aligned (two halves of
+    contacts so: R 0.9978 -> 0.3632); a person's copies share a national id, a
+    phone, a birth date."""
+    return len(values) > 1 and len({v.casefold() for v in values}) == len(values)
+
+
 def _worded(key: str) -> bool:
     """Whether a column's name holds a word (three letters or more), not only a
     code: "first_name", not "c7"."""
@@ -1146,7 +1155,8 @@ def align_sources(
     several such candidates, the pair whose values overlap most and whose names
     share the most words is aligned first, so "birth_month" meets "month_of_birth",
     not "day_of_birth". The name kept is one of words over a code, then the one
-    more records hold. A property the user set a kind for is never renamed. Returns
+    more records hold. A property the user set a kind for, or one whose values no
+    two records share (a file's own record numbers), is never renamed. Returns
     `entities` itself where nothing is renamed (a file of one source)."""
     n = len(entities)
     forced = {NAME_FIELD if k == "name" else k for k in (overrides or {})}
@@ -1175,12 +1185,17 @@ def align_sources(
     entity_kind = type_kind(entities[0].entity_type)
     kinds: dict[str, tuple[FieldKind, str]] = {}
     seen: dict[str, set[str]] = {}
+    own: set[str] = set()
     for key in dict.fromkeys(k for pair in apart for k in pair):
         values = _values(entities, key)[:SAMPLE]
         kinds[key] = _detect_one(key, values, entity_kind) if values else (FieldKind.IGNORE, "")
         seen[key] = {v.casefold() for v in values}
+        if _numbers_records(values):
+            own.add(key)
 
     def alike(a: str, b: str) -> bool:
+        if a in own or b in own:
+            return False
         (one, why_one), (two, why_two) = kinds[a], kinds[b]
         if one is two and (one is not FieldKind.IGNORE or (why_one == why_two != "")):
             return True
@@ -1262,6 +1277,12 @@ def align_fields(report: FieldReport) -> None:
     for spec in paired:
         cells = [np.asarray(report.cells.get(source, ()), dtype=object) for source in spec.sources]
         held[spec.name] = np.logical_or.reduce([column != "" for column in cells])
+
+    def numbers_records(spec: FieldSpec) -> bool:
+        rows = np.flatnonzero(held[spec.name])
+        cells = [report.cells.get(source, ()) for source in spec.sources]
+        return _numbers_records(["\x1f".join(c[row] for c in cells) for row in rows])
+
     joined: dict[str, FieldSpec] = {}
     for a, b in itertools.combinations(paired, 2):
         if a.kind is not b.kind or a.name in joined or b.name in joined:
@@ -1269,6 +1290,8 @@ def align_fields(report: FieldReport) -> None:
         one, two = int(held[a.name].sum()), int(held[b.name].sum())
         both = int((held[a.name] & held[b.name]).sum())
         if not one or not two or both > APART_SHARE * min(one, two):
+            continue
+        if numbers_records(a) or numbers_records(b):
             continue
         kept, other = (a, b) if (one, b.name) >= (two, a.name) else (b, a)
         joined[other.name] = joined[kept.name] = FieldSpec(
