@@ -106,18 +106,15 @@ def family_word(name: str) -> str:
     degrees never; "" for a lone word, which may be either name. One column may
     hold both orders (two sources' exports joined), and a key on the first word
     reads the family name in one and the given name in the other."""
-    head, comma, rest = name.partition(",")
-    if comma and head.strip() and not all(_not_a_name(t) for t in raw_tokens(rest)):
-        words = [t for t in raw_tokens(head) if not _not_a_name(t)]
-        return words[-1] if words else ""
-    words = [t for t in raw_tokens(name) if not _not_a_name(t)]
-    return words[-1] if len(words) > 1 else ""
+    family = split_whole_name(name)[1]
+    return family.rsplit(" ", 1)[-1] if family else ""
 
 
 def split_whole_name(name: str) -> tuple[str, str]:
     """(given name, family name) of a person's whole name in one cell: "PRICE, Fred"
-    and "Fred Price" alike (`family_word` reads the order; titles, suffixes and
-    degrees are neither); ("", "") for a lone word, which may be either."""
+    and "Fred Price" alike (the comma says the order; `family_word` is the family
+    name's last word; titles, suffixes and degrees are neither); ("", "") for a lone
+    word, which may be either."""
     head, comma, rest = name.partition(",")
     if comma and head.strip() and not all(_not_a_name(t) for t in raw_tokens(rest)):
         family = [t for t in raw_tokens(head) if not _not_a_name(t)]

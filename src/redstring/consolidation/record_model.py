@@ -437,12 +437,7 @@ class RecordEvidence:
         (products P 0.02): titled pairs sharing no other field could not veto; and
         towns of one name hundreds of kilometres apart joined through their copies
         holding the name alone (places with 40% of cells blank)."""
-        fields = [
-            f
-            for f, c in enumerate(self.columns)
-            if c.spec.name != NAME_FIELD and self._informative[f]
-        ]
-        out = np.asarray((levels[:, fields] > 0).sum(axis=1), dtype=np.int64)
+        out = np.asarray((levels[:, self._told_besides_name] > 0).sum(axis=1), dtype=np.int64)
         for f, column in enumerate(self.columns):
             gate = _NAME_GATES.get(column.spec.kind)
             if column.spec.name == NAME_FIELD and gate is not None:
@@ -465,6 +460,16 @@ class RecordEvidence:
         half = np.flatnonzero(levels[:, f] == 0)
         apart[half] = halves_apart(self.columns[f], left[half], right[half], PLACES_APART_KM)
         return apart
+
+    @functools.cached_property
+    def _told_besides_name(self) -> list[int]:
+        """The fields besides the entity's own name that tell anything (`_informative`):
+        what a pair shares beyond its names (`_comparable`, `_title_tells`)."""
+        return [
+            f
+            for f, c in enumerate(self.columns)
+            if c.spec.name != NAME_FIELD and self._informative[f]
+        ]
 
     @functools.cached_property
     def _informative(self) -> list[bool]:
@@ -600,11 +605,6 @@ class RecordEvidence:
         P 0.5068 -> 0.7549, recall unmoved). A file whose titles never repeat
         exactly has no common title (products: its copies' titles differ in their
         words; blocking title-only pairs cost its recall 0.8953 -> 0.5641)."""
-        others = [
-            f
-            for f, c in enumerate(self.columns)
-            if c.spec.name != NAME_FIELD and self._informative[f]
-        ]
         common = np.zeros(len(levels), dtype=bool)
         for column in self.columns:
             if column.spec.name != NAME_FIELD:
@@ -617,7 +617,7 @@ class RecordEvidence:
             rows = np.where(held, counts[np.maximum(column.codes, 0)], 0)
             bar = COMMON_TITLE * float(np.median(repeated))
             common |= np.maximum(rows[left], rows[right]) > bar
-        return np.asarray((levels[:, others] > 0).any(axis=1) | ~common)
+        return np.asarray((levels[:, self._told_besides_name] > 0).any(axis=1) | ~common)
 
     @property
     def _work(self) -> bool:
