@@ -3466,7 +3466,7 @@ def test_the_chosen_rules_new_pairs_are_compared_as_they_come_in_the_pairs_order
         first.result()
         pool.submit(release.wait)
         parts = [(batches[0], first)] + [(b, pool.submit(compared, b)) for b in batches[1:]]
-        in_order, levels, refused = _in_pair_order(
+        in_order, levels, refused, batch = _in_pair_order(
             columns, parts, [False] * len(parts), n, compared, None
         )
         release.set()
@@ -3474,6 +3474,10 @@ def test_the_chosen_rules_new_pairs_are_compared_as_they_come_in_the_pairs_order
     assert np.array_equal(in_order, pairs)
     assert np.array_equal(levels, expected)
     assert not refused
+    # Each pair keeps the batch (the rule) that found it.
+    for k, found in enumerate(batches):
+        its_codes = set((found[:, 0] * n + found[:, 1]).tolist())
+        assert its_codes == set((in_order[batch == k, 0] * n + in_order[batch == k, 1]).tolist())
 
 
 def _two_field_judge(first: npt.NDArray[np.int8]) -> RuleJudge:
@@ -3576,7 +3580,7 @@ def test_batches_judged_after_comparing_get_the_verdicts_judged_before(
         ]
         judged = [k > 0 for k in range(len(parts))]
         outcomes.append(_in_pair_order(columns, parts, judged, n, compared, judge))
-    (pairs, levels, refused), (pairs_late, levels_late, refused_late) = outcomes
+    (pairs, levels, refused, _), (pairs_late, levels_late, refused_late, _) = outcomes
     assert refused.keys() == refused_late.keys()
     assert refused
     for k, sample in refused.items():
