@@ -300,6 +300,38 @@ def test_consolidate_reports_field_kinds_and_takes_overrides(tmp_path: Path) -> 
     assert re.search(r"two records that have joined nothing merge only from log-odds -?\d", person)
 
 
+def test_consolidate_prints_the_match_rate_among_each_rule_s_pairs(tmp_path: Path) -> None:
+    """Catches the rules' rates (a pair starts a merge only at even odds among its
+    own rule's pairs, `record_model._within_rules`) going unreported: a user whose
+    records stay apart could not tell which rule held them back."""
+    rng = random.Random(3)
+    given = ["Anna", "Ben", "Carl", "Dora", "Emil", "Fay", "Gus", "Hana"]
+    family = ["Berg", "Holm", "Lund", "Nyberg", "Ström", "Dahl", "Ek", "Falk"]
+    lines = ["id,given_name,family_name,birth_date,id_number"]
+    for person in range(80):
+        born = f"19{rng.randint(10, 99)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        name = (rng.choice(given), rng.choice(family))
+        code = f"P{rng.randrange(10**6, 10**7)}"
+        for copy in range(2):
+            lines.append(f"r{person}-{copy},{name[0]},{name[1]},{born},{code}")
+    (tmp_path / "people.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert redstring("init", "--embedder", "fake", cwd=tmp_path).returncode == 0
+    ingest = redstring(
+        "ingest", "people.csv", "--id-column", "id", "--type", "Person", cwd=tmp_path
+    )
+    assert ingest.returncode == 0, ingest.stderr
+    result = redstring("consolidate", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    rates = json.loads(result.stdout)["rule_rates"]["Person"]
+    assert rates
+    assert all(0.0 <= rate <= 1.0 for rate in rates.values())
+    again = redstring("consolidate", cwd=tmp_path)
+    printed = " ".join(again.stdout.split())  # the console wraps long lines
+    assert "at even odds among the pairs its own blocking rule found" in printed
+    rule, rate = next(iter(rates.items()))
+    assert f"{rule} {rate:.2g}" in printed
+
+
 def test_consolidate_says_when_people_are_known_by_names_alone(tmp_path: Path) -> None:
     """Catches the cautious bar for people whose scores show no two groups going
     unreported (a user would not know why so few merged), or reported for people

@@ -343,6 +343,13 @@ def _print_consolidation(report: ConsolidationReport) -> None:
                     if bar is not None
                     else "  no start bar: these records' scores show no two separate groups"
                 )
+        rates = report.rule_rates.get(entity_type)
+        if rates:
+            listed = ", ".join(f"{rule} {rate:.2g}" for rule, rate in rates.items())
+            console.print(
+                "  a pair starts a merge only at even odds among the pairs its own "
+                f"blocking rule found, whose match rates (the rule's fields aside) are: {listed}"
+            )
         lone = report.lone_bars.get(entity_type)
         if lone is not None:
             console.print(

@@ -85,6 +85,10 @@ class ConsolidationReport:
     #: nothing may merge, even odds under the match rate among all pairs
     #: (`record_model.lone_bar`).
     lone_bars: dict[str, float] = field(default_factory=dict)
+    #: Per record entity type: each blocking rule's match rate among the pairs it
+    #: found first, read without its own fields (`record_model._within_rules`): a
+    #: pair starts a merge only at even odds among its rule's pairs.
+    rule_rates: dict[str, dict[str, float]] = field(default_factory=dict)
     #: Per record entity type: fields found to travel together (a household's street,
     #: town and phone), whose agreements count once.
     bundles: dict[str, list[list[str]]] = field(default_factory=dict)
@@ -265,6 +269,7 @@ class Consolidator:
             models_reused=list(plan.reused_models),
             start_bars=bars,
             lone_bars=dict(plan.lone_bars),
+            rule_rates={t: dict(model.rule_rates) for t, model in trained.items()},
             unseparated=sorted(t for t, model in trained.items() if model.unseparated),
             bundles={
                 t: [[name.removeprefix("@") for name in b] for b in model.bundles]
