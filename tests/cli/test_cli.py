@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.support.openai_chat_server import ChatServer, completion
@@ -300,6 +301,23 @@ def test_consolidate_reports_field_kinds_and_takes_overrides(tmp_path: Path) -> 
     assert re.search(r"two records that have joined nothing merge only from log-odds -?\d", person)
 
 
+def _people_consolidated(tmp_path: Path, lines: list[str]) -> tuple[dict[str, Any], str]:
+    """`lines` (a CSV, its header first, with an `id` column) ingested as Person
+    records into a fresh workspace and consolidated: the `--json` report, and what
+    a second `consolidate` printed."""
+    (tmp_path / "people.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert redstring("init", "--embedder", "fake", cwd=tmp_path).returncode == 0
+    ingest = redstring(
+        "ingest", "people.csv", "--type", "Person", "--id-column", "id", cwd=tmp_path
+    )
+    assert ingest.returncode == 0, ingest.stderr
+    result = redstring("consolidate", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    again = redstring("consolidate", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    return json.loads(result.stdout), again.stdout
+
+
 def test_consolidate_prints_the_match_rate_among_each_rule_s_pairs(tmp_path: Path) -> None:
     """Catches the rules' rates (a pair starts a merge only at even odds among its
     own rule's pairs, `record_model._within_rules`) going unreported: a user whose
@@ -314,19 +332,11 @@ def test_consolidate_prints_the_match_rate_among_each_rule_s_pairs(tmp_path: Pat
         code = f"P{rng.randrange(10**6, 10**7)}"
         for copy in range(2):
             lines.append(f"r{person}-{copy},{name[0]},{name[1]},{born},{code}")
-    (tmp_path / "people.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert redstring("init", "--embedder", "fake", cwd=tmp_path).returncode == 0
-    ingest = redstring(
-        "ingest", "people.csv", "--id-column", "id", "--type", "Person", cwd=tmp_path
-    )
-    assert ingest.returncode == 0, ingest.stderr
-    result = redstring("consolidate", "--json", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    rates = json.loads(result.stdout)["rule_rates"]["Person"]
+    report, stdout = _people_consolidated(tmp_path, lines)
+    rates = report["rule_rates"]["Person"]
     assert rates
     assert all(0.0 <= rate <= 1.0 for rate in rates.values())
-    again = redstring("consolidate", cwd=tmp_path)
-    printed = " ".join(again.stdout.split())  # the console wraps long lines
+    printed = " ".join(stdout.split())  # the console wraps long lines
     assert "at even odds among the pairs its own blocking rule found" in printed
     rule, rate = next(iter(rates.items()))
     assert f"{rule} {rate:.2g}" in printed
@@ -342,20 +352,13 @@ def test_consolidate_says_when_people_are_known_by_names_alone(tmp_path: Path) -
     family = [a + b + "s" for a in syllables[6:] for b in syllables[:7]][:40]
     rows = ["id,first_name,surname"]
     rows += [f"{k},{rng.choice(given)},{rng.choice(family)}" for k in range(400)]
-    (tmp_path / "names.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    assert redstring("init", "--embedder", "fake", cwd=tmp_path).returncode == 0
-    ingest = redstring("ingest", "names.csv", "--type", "Person", "--id-column", "id", cwd=tmp_path)
-    assert ingest.returncode == 0, ingest.stderr
-    result = redstring("consolidate", "--json", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout)
+    report, stdout = _people_consolidated(tmp_path, rows)
     assert report["unseparated"] == ["Person"]
     bar = report["start_bars"]["Person"]
     # Names alone: the bar scales with the workspace (`record_model.unseparated_bar`).
     assert bar == pytest.approx(unseparated_bar(400, report["candidate_pairs"]))
-    again = redstring("consolidate", cwd=tmp_path)
-    assert "no two separate groups" in again.stdout
-    printed = " ".join(again.stdout.split())  # the console wraps long lines
+    assert "no two separate groups" in stdout
+    printed = " ".join(stdout.split())  # the console wraps long lines
     assert f"from log-odds {bar:.1f} ({math.exp(bar):,.0f} to 1)" in printed
 
 
@@ -374,17 +377,9 @@ def test_consolidate_reports_a_postcode_that_names_its_town(tmp_path: Path) -> N
         rows.append(f"{k},{given},{family},{born},{towns[t]},{code}")
         if k % 10 == 0:
             rows.append(f"{k}b,{given[:-1]},{family},{born},{towns[t]},{code}")
-    (tmp_path / "people.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    assert redstring("init", "--embedder", "fake", cwd=tmp_path).returncode == 0
-    ingest = redstring(
-        "ingest", "people.csv", "--type", "Person", "--id-column", "id", cwd=tmp_path
-    )
-    assert ingest.returncode == 0, ingest.stderr
-    result = redstring("consolidate", "--json", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["dependent"] == {"Person": [["postcode", "town"]]}
-    again = redstring("consolidate", cwd=tmp_path)
-    printed = " ".join(again.stdout.split())
+    report, stdout = _people_consolidated(tmp_path, rows)
+    assert report["dependent"] == {"Person": [["postcode", "town"]]}
+    printed = " ".join(stdout.split())
     assert "postcode and town go together among strangers" in printed
 
 
