@@ -1499,10 +1499,17 @@ def test_a_keying_found_over_the_budget_is_not_built_again(
         return block_ends(keys, *args)
 
     monkeypatch.setattr(record_model, "_block_ends", counted)
-    rules, _ = record_model._choose_rules(build_columns(entities, specs), len(entities))
+    columns = build_columns(entities, specs)
+    rules, _ = record_model._choose_rules(columns, len(entities))
     assert [r.label for r in rules] == ["built"]
-    # "built" once, "listed" probed (every third record; its pairs among those are
-    # already over what "built" left): nothing more.
+    # "built" once; "listed" refused by its count of new pairs, nothing built.
+    assert built == [600]
+    # Without that count: "listed" probed (every third record; its pairs among those
+    # are already over what "built" left), and nothing more.
+    built.clear()
+    monkeypatch.setattr(record_model, "_new_at_least", lambda *args: 0)
+    rules, _ = record_model._choose_rules(columns, len(entities))
+    assert [r.label for r in rules] == ["built"]
     assert built == [600, 200]
 
 
@@ -1567,6 +1574,37 @@ def test_the_budget_probe_refuses_only_rules_whose_new_pairs_overflow() -> None:
     pairs, _ = _block_pairs(keys, np.arange(300, dtype=np.int64), 200)
     empty = np.zeros(0, dtype=np.int64)
     assert not _over_budget(keys, np.arange(300, dtype=np.int64), 200, None, empty, 300, len(pairs))
+
+
+def test_a_rule_s_new_pairs_are_bounded_from_below_without_building_them() -> None:
+    """Catches a bound that counts a held pair the rule does not pair as one it does
+    (an end not in the block, a pair held twice), or an oversized block's
+    neighbourhood as all-to-all: it would exceed the rule's real new pairs and refuse
+    a rule that fits. Exact where no block is oversized."""
+    from redstring.consolidation.record_model import _block_pairs, _missing_from, _new_at_least
+
+    rng = np.random.default_rng(11)
+    exact = 0
+    for _ in range(300):
+        n = int(rng.integers(20, 400))
+        keys = rng.integers(-1, int(rng.integers(2, 40)), size=n)
+        rank = rng.permutation(n).astype(np.int64)
+        limit = int(rng.integers(4, 60))
+        old = rng.integers(0, n, size=(int(rng.integers(0, 3 * n)), 2))
+        old = np.unique(np.sort(old[old[:, 0] != old[:, 1]], axis=1), axis=0)
+        # The union held as the rule choice holds it: a batch of ends per chosen rule.
+        cut = int(rng.integers(0, len(old) + 1))
+        held = [(old[:cut, 0], old[:cut, 1]), (old[cut:, 0], old[cut:, 1])]
+        pairs, _ = _block_pairs(keys, rank, limit)
+        fresh = len(_missing_from(old @ np.array([n, 1]), pairs[:, 0] * n + pairs[:, 1]))
+        bound = _new_at_least(keys, limit, None, held)
+        assert 0 <= bound <= fresh
+        if np.bincount(keys[keys >= 0]).max(initial=0) <= limit:
+            exact += 1
+            assert bound == fresh
+    assert exact > 50
+    # A list field's keys are several a record: no bound is read from them.
+    assert _new_at_least(np.zeros(4, dtype=np.int64), 200, np.arange(4), []) == 0
 
 
 @pytest.mark.parametrize(
