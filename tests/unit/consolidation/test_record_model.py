@@ -4187,3 +4187,72 @@ def test_a_brazilian_cep_and_an_indian_pin_code_are_postcodes_by_their_column_na
     assert kinds["cep"] is FieldKind.POSTCODE
     assert kinds["pincode"] is FieldKind.POSTCODE
     assert kinds.get("reception") is not FieldKind.POSTCODE
+
+
+def test_a_record_lacking_the_name_part_its_matches_differ_on_is_torn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Catches a lone "zebedee" (no surname) left free to start joins with three
+    Zebedees of three surnames on names alone: joined to one, it carried the others
+    in, since their cross pairs cannot veto (another surname is weak evidence
+    there). A lone "ptolemy" beside one Ptolemy's copies (one of them mistyped), and
+    any pair of two full names, stay starts."""
+    from redstring.consolidation.comparisons import build_columns
+    from redstring.consolidation.kinds import FieldSpec
+    from redstring.consolidation.record_model import _torn
+
+    rows: list[tuple[str, str | None]] = [
+        ("zebedee", "quarringtons"),
+        ("zebedee", "ormsbyvanes"),
+        ("zebedee", "thistlewoods"),
+        ("zebedee", None),
+        ("ptolemy", "vanstones"),
+        ("ptolemy", "vanstomes"),
+        ("ptolemy", None),
+        ("zebedee", "quarringtons"),
+    ]
+    entities = [
+        _entity(f"z{k}", f"{g} {f or ''}".strip(), "Person", {"given": g, "family": f})
+        for k, (g, f) in enumerate(rows)
+    ]
+    specs = [
+        FieldSpec(name="given", kind=FieldKind.GIVEN_NAME, sources=("given",), reason=""),
+        FieldSpec(name="family", kind=FieldKind.FAMILY_NAME, sources=("family",), reason=""),
+    ]
+    columns = build_columns(entities, specs)
+    pairs = np.asarray([(0, 3), (1, 3), (2, 3), (4, 6), (5, 6), (0, 7), (0, 1)])
+    torn = _torn(columns, pairs, np.ones(len(pairs), dtype=bool)).tolist()
+    assert torn == [True, True, True, False, False, False, False]
+    # Only starts are read: with one Zebedee's pair the lone one's only start, it
+    # is not torn.
+    alone = np.asarray([True, False, False, True, True, True, True])
+    assert not _torn(columns, pairs, alone).any()
+    # Training on names alone keeps torn pairs from starting; with a birth date
+    # beside the names the rule is not read.
+    import redstring.consolidation.record_model as record_model
+
+    rng = random.Random(6)
+    names = [(rng.choice(GIVEN), rng.choice(FAMILY)) for _ in range(400)]
+    people = [
+        _entity(f"n{k}", f"{g} {f}", "Person", {"first": g, "last": f})
+        for k, (g, f) in enumerate(names)
+    ]
+    seen: list[int] = []
+
+    def everything_torn(
+        columns: Any, pairs: npt.NDArray[np.int64], starts: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.bool_]:
+        seen.append(len(pairs))
+        return np.ones(len(pairs), dtype=bool)
+
+    monkeypatch.setattr(record_model, "_torn", everything_torn)
+    evidence = train(people)
+    assert evidence.names_only
+    assert seen == [len(evidence.pairs)]
+    assert not evidence.can_start.any()
+    dated = [
+        _entity(f"d{k}", f"{g} {f}", "Person", {"first": g, "last": f, "born": f"19{k % 90:02d}"})
+        for k, (g, f) in enumerate(names)
+    ]
+    assert train(dated).can_start.any()
+    assert len(seen) == 1
