@@ -1778,7 +1778,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         nargs="+",
         choices=NAME_FORMS,
         default=None,
-        help=f"{NAME_FORM_SHARE:.0%} of records' given names cut to an initial, or swapped "
+        help=f"{NAME_FORM_SHARE * 100:.0f}%% of records' given names cut to an initial, or swapped "
         "with the family name",
     )
     parser.add_argument(
