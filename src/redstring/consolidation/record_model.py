@@ -1887,12 +1887,58 @@ def _bundles(
     return [sorted(b) for b in bundles]
 
 
+def _dependence_fields(
+    columns: Sequence[FieldColumn], bundles: Sequence[Sequence[int]]
+) -> tuple[list[int], list[int]]:
+    """The group fields `_dependences` pairs (a bundle's and categories left out),
+    and the fields that describe one entity, which tell strangers."""
+    bundled = {f for bundle in bundles for f in bundle}
+    group = [
+        f
+        for f, c in enumerate(columns)
+        if c.spec.kind in GROUP_KINDS and c.spec.kind is not FieldKind.CATEGORY and f not in bundled
+    ]
+    own = [f for f, c in enumerate(columns) if c.spec.kind not in GROUP_KINDS]
+    return group, own
+
+
+class _DependenceSample:
+    """The random pairs' levels `_dependences` reads, computed once by whichever
+    thread asks first: the estimate's, or the choosing thread when it is done first
+    and would only wait for the estimate (a small workspace with many fields:
+    names and seven columns of their own at 2,000 records waited 0.45 s, most of it
+    these 200k pairs compared). The same pairs either way (`seed`)."""
+
+    def __init__(self, columns: Sequence[FieldColumn], n: int, seed: int) -> None:
+        self._columns, self._n, self._seed = columns, n, seed
+        self._lock = threading.Lock()
+        self._levels: npt.NDArray[np.int8] | None = None
+
+    def needed(self) -> bool:
+        """Whether `_dependences` may read it (before bundles leave fields out)."""
+        group, own = _dependence_fields(self._columns, ())
+        return len(group) >= 2 and len(own) >= 2 and self._n >= 2
+
+    def __call__(self) -> npt.NDArray[np.int8]:
+        with self._lock:
+            if self._levels is None:
+                # Uniform pairs, not u's blocks (`_random_pair_blocks`): a block pairs
+                # a few hundred records among themselves, and a cell's count must be
+                # a population's.
+                rng = np.random.default_rng(self._seed)
+                left = rng.integers(0, self._n, DEPENDENCE_PAIRS)
+                right = rng.integers(0, self._n, DEPENDENCE_PAIRS)
+                distinct = left != right
+                self._levels = _levels(self._columns, left[distinct], right[distinct])
+            return self._levels
+
+
 def _dependences(
     columns: Sequence[FieldColumn],
     n: int,
-    seed: int,
     bundles: Sequence[Sequence[int]],
     u_tables: Sequence[npt.NDArray[np.float64]],
+    sample: Callable[[], npt.NDArray[np.int8]],
 ) -> list[Dependence]:
     """Pairs of group fields (`GROUP_KINDS`) that agree together among strangers
     far more often than apart (`DEPENDENCE_LIFT`), each with its over-count per pair
@@ -1918,22 +1964,10 @@ def _dependences(
     strangers hold copies (a name in kanji and in romaji differs outright): 200
     Japanese records read postcode ~ phone 7.2 where exact phones' u allows 3.1, and
     copies agreeing on name, address, postcode and phone scored -2.8."""
-    bundled = {f for bundle in bundles for f in bundle}
-    group = [
-        f
-        for f, c in enumerate(columns)
-        if c.spec.kind in GROUP_KINDS and c.spec.kind is not FieldKind.CATEGORY and f not in bundled
-    ]
-    own = [f for f, c in enumerate(columns) if c.spec.kind not in GROUP_KINDS]
+    group, own = _dependence_fields(columns, bundles)
     if len(group) < 2 or len(own) < 2 or n < 2:
         return []
-    # Uniform pairs, not u's blocks (`_random_pair_blocks`): a block pairs a few
-    # hundred records among themselves, and a cell's count must be a population's.
-    rng = np.random.default_rng(seed)
-    left = rng.integers(0, n, DEPENDENCE_PAIRS)
-    right = rng.integers(0, n, DEPENDENCE_PAIRS)
-    distinct = left != right
-    levels = _levels(columns, left[distinct], right[distinct])
+    levels = sample()
     held = (levels[:, own] > 0).sum(axis=1)
     strangers = levels[(held >= 2) & ((levels[:, own] == 1).sum(axis=1) == held)]
     found: list[tuple[float, Dependence]] = []
@@ -2157,7 +2191,8 @@ def train(
         # u and m come from random pairs and EM, not from the blocking: estimated on
         # a second core while the rules are chosen (numpy and rapidfuzz let go of
         # the GIL), the same figures either way.
-        estimating = None if reused else pool.submit(_estimate, columns, n, seed)
+        sample = _DependenceSample(columns, n, seed)
+        estimating = None if reused else pool.submit(_estimate, columns, n, seed, sample)
         # Each chosen rule's new pairs are compared on the second core once the
         # estimate is done, while the main thread weighs the remaining rules
         # (people-50k: ~2 s of choosing, ~1.7 s of comparing 2M pairs).
@@ -2207,6 +2242,8 @@ def train(
             else RuleJudge(n, tables, lambda: estimating is None or estimating.done())
         )
         rules, pairs = _choose_rules(columns, n, compare_new)
+        if estimating is not None and not estimating.done() and sample.needed():
+            sample()  # this thread's wait for the estimate, spent on its last part
         levels = None
         refused: dict[int, Refused] = {}
         batch = np.zeros(0, dtype=np.int32)
@@ -2845,7 +2882,10 @@ def _count_value_pairs(
 
 
 def _estimate(
-    columns: Sequence[FieldColumn], n: int, seed: int
+    columns: Sequence[FieldColumn],
+    n: int,
+    seed: int,
+    sample: _DependenceSample | None = None,
 ) -> tuple[
     list[npt.NDArray[np.float64]],
     list[npt.NDArray[np.float64]],
@@ -2871,5 +2911,7 @@ def _estimate(
         u_tables.append(u)
         m_tables.append(_prior_m(column.levels, column.spec.kind))
     m_tables, rounds, bundles, unlearnt = _em_sessions(columns, u_tables, m_tables)
-    dependences = _dependences(columns, n, seed, bundles, u_tables)
+    dependences = _dependences(
+        columns, n, bundles, u_tables, sample or _DependenceSample(columns, n, seed)
+    )
     return m_tables, u_tables, rounds, bundles, unlearnt, dependences

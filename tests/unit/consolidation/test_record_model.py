@@ -32,6 +32,7 @@ from redstring.consolidation.record_model import (
     RuleJudge,
     TrainedModel,
     _dependences,
+    _DependenceSample,
     train,
 )
 from redstring.domain.entity import Entity
@@ -3880,7 +3881,13 @@ def test_agreeing_on_dependent_fields_never_weighs_less_than_not_holding_them() 
     names = [c.spec.name for c in evidence.columns]
     u_tables = [np.exp(log_u) for log_u in evidence.log_u]
     evidence.bundles = []
-    evidence.dependences = _dependences(evidence.columns, len(entities), 0, [], u_tables)
+    evidence.dependences = _dependences(
+        evidence.columns,
+        len(entities),
+        [],
+        u_tables,
+        _DependenceSample(evidence.columns, len(entities), 0),
+    )
     assert evidence.dependences, "the register's shared fields read as dependent"
     for d in evidence.dependences:
         bound = -np.log(
@@ -4256,3 +4263,44 @@ def test_a_record_lacking_the_name_part_its_matches_differ_on_is_torn(
     ]
     assert train(dated).can_start.any()
     assert len(seen) == 1
+
+
+def test_the_dependence_sample_is_compared_once_whichever_thread_asks() -> None:
+    """Catches the random pairs the dependences are read on compared twice, or
+    differently, when the choosing thread compares them while it waits for the
+    estimate: every caller gets the one array, and the estimate made with it
+    already compared finds the dependences it finds alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from redstring.consolidation.record_model import _estimate
+
+    rng = random.Random(3)
+    # Each town its own postcode: strangers agree on both together, never apart.
+    towns = [
+        ("".join(rng.choices(_SYLLABLES, k=3)).title(), f"Q{k} {k % 9 + 1}XY") for k in range(150)
+    ]
+    entities = []
+    for person in range(600):
+        given, family, born = _person(rng)
+        town, postcode = rng.choice(towns)
+        props = {"given": given, "family": family, "born": born, "town": town, "postcode": postcode}
+        for copy in range(2 if person % 3 == 0 else 1):
+            entities.append(_entity(f"t{person}-{copy}", f"{given} {family}", "Person", props))
+    columns = train(entities).columns
+    n = len(entities)
+    sample = _DependenceSample(columns, n, 0)
+    assert sample.needed()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        arrays = list(pool.map(lambda _: sample(), range(4)))
+    assert all(a is arrays[0] for a in arrays)
+    *_, ahead = _estimate(columns, n, 0, sample)
+    *_, alone = _estimate(columns, n, 0)
+    assert ahead
+    assert [(d.first, d.second, d.excess.tolist()) for d in ahead] == [
+        (d.first, d.second, d.excess.tolist()) for d in alone
+    ]
+    names_only = [
+        _entity(f"p{k}", f"{g} {f}", "Person", {"first": g, "last": f})
+        for k, (g, f) in enumerate(itertools.product(GIVEN[:10], FAMILY[:10]))
+    ]
+    assert not _DependenceSample(train(names_only).columns, len(names_only), 0).needed()
