@@ -4217,6 +4217,7 @@ def test_a_record_lacking_the_name_part_its_matches_differ_on_is_torn(
         ("ptolemy", "vanstomes"),
         ("ptolemy", None),
         ("zebedee", "quarringtons"),
+        ("quarringtons", "zebedee"),
     ]
     entities = [
         _entity(f"z{k}", f"{g} {f or ''}".strip(), "Person", {"given": g, "family": f})
@@ -4234,6 +4235,9 @@ def test_a_record_lacking_the_name_part_its_matches_differ_on_is_torn(
     # is not torn.
     alone = np.asarray([True, False, False, True, True, True, True])
     assert not _torn(columns, pairs, alone).any()
+    # A copy with its names swapped holds the same surname, read crossed.
+    swapped = np.asarray([(0, 3), (8, 3)])
+    assert not _torn(columns, swapped, np.ones(2, dtype=bool)).any()
     # Training on names alone keeps torn pairs from starting; with a birth date
     # beside the names the rule is not read.
     import redstring.consolidation.record_model as record_model
