@@ -1888,10 +1888,11 @@ def _bundles(
 
 
 def _dependence_fields(
-    columns: Sequence[FieldColumn], bundles: Sequence[Sequence[int]]
-) -> tuple[list[int], list[int]]:
+    columns: Sequence[FieldColumn], bundles: Sequence[Sequence[int]], n: int
+) -> tuple[list[int], list[int]] | None:
     """The group fields `_dependences` pairs (a bundle's and categories left out),
-    and the fields that describe one entity, which tell strangers."""
+    and the fields that describe one entity, which tell strangers; None where there
+    is nothing to read (fewer than two of either, or of records)."""
     bundled = {f for bundle in bundles for f in bundle}
     group = [
         f
@@ -1899,7 +1900,7 @@ def _dependence_fields(
         if c.spec.kind in GROUP_KINDS and c.spec.kind is not FieldKind.CATEGORY and f not in bundled
     ]
     own = [f for f, c in enumerate(columns) if c.spec.kind not in GROUP_KINDS]
-    return group, own
+    return (group, own) if len(group) >= 2 and len(own) >= 2 and n >= 2 else None
 
 
 class _DependenceSample:
@@ -1916,8 +1917,7 @@ class _DependenceSample:
 
     def needed(self) -> bool:
         """Whether `_dependences` may read it (before bundles leave fields out)."""
-        group, own = _dependence_fields(self._columns, ())
-        return len(group) >= 2 and len(own) >= 2 and self._n >= 2
+        return _dependence_fields(self._columns, (), self._n) is not None
 
     def __call__(self) -> npt.NDArray[np.int8]:
         with self._lock:
@@ -1964,9 +1964,10 @@ def _dependences(
     strangers hold copies (a name in kanji and in romaji differs outright): 200
     Japanese records read postcode ~ phone 7.2 where exact phones' u allows 3.1, and
     copies agreeing on name, address, postcode and phone scored -2.8."""
-    group, own = _dependence_fields(columns, bundles)
-    if len(group) < 2 or len(own) < 2 or n < 2:
+    fields = _dependence_fields(columns, bundles, n)
+    if fields is None:
         return []
+    group, own = fields
     levels = sample()
     held = (levels[:, own] > 0).sum(axis=1)
     strangers = levels[(held >= 2) & ((levels[:, own] == 1).sum(axis=1) == held)]
@@ -2422,8 +2423,8 @@ def _torn(
     names swapped does not hold another name."""
     out = np.zeros(len(pairs), dtype=bool)
     rows = np.flatnonzero(starts)
+    left, right = pairs[rows, 0], pairs[rows, 1]
     for f, column in enumerate(columns):
-        left, right = pairs[rows, 0], pairs[rows, 1]
         lacks_left = column.codes[left] < 0
         lacks_right = column.codes[right] < 0
         one = rows[lacks_left != lacks_right]
