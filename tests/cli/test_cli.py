@@ -19,7 +19,7 @@ import pytest
 from tests.support.openai_chat_server import ChatServer, completion
 
 from redstring.application.workspaces import open_workspace
-from redstring.consolidation.record_model import unseparated_bar
+from redstring.consolidation.record_model import UNSEPARATED_GLOBAL_LOGIT
 from redstring.embeddings.local import LocalEmbeddingProvider
 
 DOC = "Ada Lovelace worked with Charles Babbage in London.\n"
@@ -355,8 +355,9 @@ def test_consolidate_says_when_people_are_known_by_names_alone(tmp_path: Path) -
     report, stdout = _people_consolidated(tmp_path, rows)
     assert report["unseparated"] == ["Person"]
     bar = report["start_bars"]["Person"]
-    # Names alone: the bar scales with the workspace (`record_model.unseparated_bar`).
-    assert bar == pytest.approx(unseparated_bar(400, report["candidate_pairs"]))
+    # Names alone: odds read under the match rate among all pairs, a margin above the
+    # lone bar (`record_model.unseparated_bar`).
+    assert bar == pytest.approx(UNSEPARATED_GLOBAL_LOGIT + report["lone_bars"]["Person"])
     assert "no two separate groups" in stdout
     printed = " ".join(stdout.split())  # the console wraps long lines
     assert f"from log-odds {bar:.1f} ({math.exp(bar):,.0f} to 1)" in printed

@@ -2376,7 +2376,7 @@ def train(
         ):
             trained.unseparated = True
             trained.start_logit = (
-                unseparated_bar(n, candidates)
+                unseparated_bar(prior, n, candidates)
                 if names_decide(columns, unseparated=True)
                 else UNSEPARATED_PEOPLE_LOGIT
             )
@@ -2565,24 +2565,32 @@ def _in_pair_order(
 #: surname, gender and occupation (5k records), P 0.912, where odds of 10^3.2 let it
 #: chain (P 0.204). Names alone take `unseparated_bar` instead.
 UNSEPARATED_PEOPLE_LOGIT = float(np.log(1e4))
-#: `unseparated_bar`'s odds under the match rate among all pairs (log).
-UNSEPARATED_GLOBAL_LOGIT = 3.3
+#: `unseparated_bar`'s odds under the match rate among all pairs (log): e^0.7, two
+#: to one. Over people-names at 200 to 50,578 records and five seeds (43 files),
+#: 0.4 lifted F1 most but cost precision as the files grew (50k P 0.82 -> 0.75);
+#: 1.0 gave back most of the gain at 1k-3k records.
+UNSEPARATED_GLOBAL_LOGIT = 0.7
 
 
-def unseparated_bar(records: int, candidates: int) -> float:
+def unseparated_bar(prior: float, records: int, candidates: int) -> float:
     """The cautious bar of people compared on their names alone (`names_decide`), in
-    the candidates' log-odds: `UNSEPARATED_GLOBAL_LOGIT` plus log(all pairs /
-    candidates), i.e. odds read under the match rate among all pairs (as Splink
-    reads its prior) rather than among the candidates. That rate falls as the
-    workspace grows: a person's duplicates are a handful whatever its size, while
-    the namesakes sharing a name grow with it, so more records need stronger
-    evidence. The fixed odds of 10^4 before it kept people-names' 1k records to R
-    0.085 (F1 0.157) and let its 50k chain (P 0.633); this bar: F1 0.790 at 1k,
-    0.750 at 5k (0.717 before), 0.727 at 20k (as before), 0.684 at 50k (0.648,
-    precision 0.73). Where the names pass the gate, their agreement is all there
-    is to weigh, and the bar scales it alone; other fields (a trade, a gender) are
-    weighed by EM in ways no size corrects, so they keep the fixed bar."""
-    return UNSEPARATED_GLOBAL_LOGIT + float(np.log(_all_pairs(records) / max(candidates, 1)))
+    the candidates' log-odds: odds of `UNSEPARATED_GLOBAL_LOGIT` under the match
+    rate among all pairs (as Splink reads its prior), i.e. that many nats above the
+    lone bar (`lone_bar`), rather than under the candidates' rate `prior`. The rate
+    among all pairs falls as the workspace grows: a person's duplicates are a
+    handful whatever its size, while the namesakes sharing a name grow with it, so
+    more records need stronger evidence. Other fields (a trade, a gender) are
+    weighed by EM in ways no size corrects, so they keep the fixed bar.
+
+    Read through `prior`, not as log(all pairs / candidates) added to fixed odds:
+    on names alone EM's candidates' rate is what it cannot pin down (0.25 on one
+    file, 0.93 on the next of the same generator), and the scores move with it, so
+    a bar that ignored it asked more of the names the lower EM put the rate. At
+    200 records of people-names (seed 41) EM fitted 0.25, eleven copies of "john
+    roach" scored 4.5 against a bar of 5.0, and nothing merged (R 0.04; now 0.53).
+    Over 43 files (200 to 50,578 records, five seeds) F1 rose on 24, by up to 0.09
+    beside that one, fell on 3 by at most 0.006, the rest unmoved (`bench/README.md`)."""
+    return UNSEPARATED_GLOBAL_LOGIT + lone_bar(prior, records, candidates)
 
 
 def _all_pairs(records: int) -> float:

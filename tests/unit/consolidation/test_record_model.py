@@ -562,7 +562,8 @@ def test_people_known_by_name_alone_start_merges_only_on_overwhelming_odds() -> 
     assert person.model is not None
     assert firm.model is not None
     assert person.model.unseparated
-    assert person.model.start_logit == unseparated_bar(len(people), len(person.pairs))
+    bar = unseparated_bar(person.model.prior, len(people), len(person.pairs))
+    assert person.model.start_logit == bar
     assert not firm.model.unseparated
     assert firm.model.start_logit != person.model.start_logit
     # With a trade beside the names the bar is the fixed one: EM weighs the trade.
@@ -642,14 +643,48 @@ def test_the_names_alone_bar_rises_with_the_workspace() -> None:
         unseparated_bar,
     )
 
-    small, large = unseparated_bar(5_000, 5_000 * 35), unseparated_bar(50_000, 50_000 * 35)
-    assert large - small == pytest.approx(math.log(10), abs=0.01)
+    small = unseparated_bar(0.8, 5_000, 5_000 * 35)
+    large = unseparated_bar(0.8, 50_000, 50_000 * 35)
+    assert large - small == pytest.approx(math.log(10), abs=0.02)
     # All pairs compared: the bar is the global odds themselves.
-    assert unseparated_bar(100, 4950) == pytest.approx(unseparated_bar(10, 45))
+    assert unseparated_bar(0.8, 100, 4950) == pytest.approx(unseparated_bar(0.8, 10, 45))
     old = TrainedModel(fields=[], m=[], u=[], prior=0.5, rounds=1, rules=[]).as_dict()
     del old["unseparated"]
     assert TrainedModel.from_dict({**old, "start_logit": UNSEPARATED_PEOPLE_LOGIT}).unseparated
     assert not TrainedModel.from_dict({**old, "start_logit": 2.0}).unseparated
+
+
+def test_the_names_alone_bar_asks_the_same_odds_among_all_pairs_whatever_em_fits() -> None:
+    """Catches a names-only bar fixed in the candidates' log-odds: there EM cannot pin
+    the candidates' match rate down (0.25 on one file, 0.93 on the next), every score
+    moves with it, and a bar that ignored it asked more of the names the lower the
+    rate EM fitted -- eleven identical "john roach" stayed apart. Whatever the rate,
+    a pair starts a join at the same odds under the match rate among all pairs."""
+    from redstring.consolidation.record_model import (
+        UNSEPARATED_GLOBAL_LOGIT,
+        lone_bar,
+        unseparated_bar,
+    )
+
+    def logit(p: float) -> float:
+        return math.log(p / (1 - p))
+
+    records, candidates = 2_000, 40_000
+    everyone = records * (records - 1) / 2
+    for prior in (0.25, 0.6, 0.93):
+        bar = unseparated_bar(prior, records, candidates)
+        # The names' own weight a pair needs (the bar less the candidates' prior),
+        # read under the rate among all pairs.
+        needed = bar - logit(prior)
+        assert needed + logit(prior * candidates / everyone) == pytest.approx(
+            UNSEPARATED_GLOBAL_LOGIT
+        )
+        assert bar == pytest.approx(UNSEPARATED_GLOBAL_LOGIT + lone_bar(prior, records, candidates))
+    # A lower fitted rate asks more of the names only as far as it expects fewer
+    # matches among all pairs (their ratio), not by the candidates' log-odds
+    # between the two (3.7 nats here; 1.3 for the ratio).
+    low, high = (unseparated_bar(p, records, candidates) - logit(p) for p in (0.25, 0.93))
+    assert low - high == pytest.approx(math.log(0.93 / 0.25), abs=0.02)
 
 
 def test_people_known_by_name_alone_are_kept_apart_when_every_name_differs() -> None:
