@@ -611,7 +611,7 @@ def _detect_one(key: str, values: Sequence[str], entity_kind: str) -> tuple[Fiel
         if distinct <= 12 or ratio <= 0.05:
             return FieldKind.CATEGORY, f"{distinct} distinct codes of one length"
     if _digit_codes(values, counts, digit_share) and ratio >= MOSTLY_DISTINCT:
-        return FieldKind.IDENTIFIER, "single-token codes with digits, mostly distinct"
+        return FieldKind.IDENTIFIER, "codes with digits, whole or in groups, mostly distinct"
     if phone_like >= SHAPE_SHARE:
         return FieldKind.PHONE, "digit strings of phone length"
     if span is not None:
@@ -772,15 +772,36 @@ MOSTLY_DISTINCT = 0.3
 
 
 def _digit_codes(values: Sequence[str], counts: Counter[str], digit_share: float) -> bool:
-    """Whether `values` (`digit_share` of them holding a digit) are mostly
-    single-token codes of four or more characters with digits: ids when mostly
-    distinct (`_detect_one`), or when repeated by copies of one name
-    (`_codes_of_one_name`)."""
+    """Whether `values` (`digit_share` of them holding a digit) are mostly codes of
+    four or more characters with digits, whole or in short groups
+    (`_grouped_code`): ids when mostly distinct (`_detect_one`), or when repeated
+    by copies of one name (`_codes_of_one_name`)."""
     return (
         digit_share >= SHAPE_SHARE
-        and _share(values, lambda v: _CODE.match(v) is not None and len(v) >= 4, counts)
+        and _share(
+            values,
+            lambda v: (_CODE.match(v) is not None or _grouped_code(v)) and len(v) >= 4,
+            counts,
+        )
         >= SHAPE_SHARE
     )
+
+
+#: A group of a code written in groups ("CL 41 88 77 B", an IBAN's "GB29 NWBK").
+_CODE_GROUP = re.compile(r"^[A-Za-z0-9]{1,4}$")
+
+
+def _grouped_code(value: str) -> bool:
+    """Whether `value` is one code written in short groups, as national insurance
+    numbers and account numbers are ("CL 41 88 77 B"): every group four characters
+    at most and digits at least half of them, which a street ("12 Elm St") or a
+    postcode ("BB7 4QQ") is not. Compared without the spaces, it is the code its
+    copies write whole ("CL418877B"); counted as a place name, one copy in five so
+    written kept a 200-record file's national ids from being read as ids."""
+    groups = value.split()
+    if len(groups) < 2 or not all(_CODE_GROUP.match(g) for g in groups):
+        return False
+    return 2 * sum(c.isdigit() for c in value) >= sum(len(g) for g in groups)
 
 
 #: What a column of repeated codes falls through to when the id rule refuses it: a

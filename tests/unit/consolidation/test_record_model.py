@@ -382,6 +382,41 @@ def test_a_national_number_shaped_like_a_phone_is_an_identifier() -> None:
     assert kinds["home_phone"] is FieldKind.PHONE
 
 
+def test_an_id_some_copies_write_in_groups_is_still_an_identifier() -> None:
+    """Catches a national insurance number read as a place because a quarter of the
+    copies write it in groups ("CL 41 88 77 B" for "CL418877B"): the code rule
+    counted only single tokens, the share fell under its bar, and the column fell
+    through to "short multi-word names" -- where agreeing weighed 2.9 nats and a
+    grouped copy counted as a different place. A street of short words and a
+    postcode are not codes in groups."""
+    rng = random.Random(11)
+    entities = []
+    for holder in range(60):
+        letters = "".join(rng.choice("ABCEGHJKLMNPRSTWXYZ") for _ in range(2))
+        digits = "".join(str(rng.randrange(10)) for _ in range(6))
+        suffix = rng.choice("ABCD")
+        code = letters + digits + suffix
+        grouped = f"{letters} {digits[:2]} {digits[2:4]} {digits[4:]} {suffix}"
+        street = f"{rng.randrange(1, 99)} {rng.choice(['Elm', 'Oak', 'Ash'])} St"
+        postcode = f"BB{rng.randrange(1, 9)} {rng.randrange(1, 9)}QQ"
+        for copy in range(4):
+            written = grouped if copy == 3 else code
+            props = {"natid": written, "address_line": street, "pcode": postcode}
+            entities.append(_entity(f"h{holder}-{copy}", "x", "Person", props))
+    kinds = {f.name: f.kind for f in detect_fields(entities).used}
+    assert kinds["natid"] is FieldKind.IDENTIFIER
+    assert kinds["address_line"] is FieldKind.ADDRESS
+    assert kinds["pcode"] is FieldKind.POSTCODE
+    from redstring.consolidation.kinds import _grouped_code
+
+    assert _grouped_code("CL 41 88 77 B")
+    assert _grouped_code("GB29 NWBK 6016 1331 9268 19")
+    assert not _grouped_code("12 Elm St")  # a street: digits under half
+    assert not _grouped_code("BB7 4QQ")  # a postcode
+    assert not _grouped_code("CL418877B")  # one token: the plain rule's
+    assert not _grouped_code("12 Meadow Lane")  # a word longer than a group
+
+
 def test_an_id_ending_in_a_check_letter_is_an_identifier_not_an_amount() -> None:
     """Catches a Chinese resident id ("11010119491001007X") or a Spanish DNI
     ("12345678Z") read as an amount with a unit and left out: a run of digits fits the
