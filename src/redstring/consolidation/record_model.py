@@ -2566,7 +2566,7 @@ def _in_pair_order(
 #: chain (P 0.204). Names alone take `unseparated_bar` instead.
 UNSEPARATED_PEOPLE_LOGIT = float(np.log(1e4))
 #: `unseparated_bar`'s odds under the match rate among all pairs (log): e^0.7, two
-#: to one. Over people-names at 200 to 50,578 records and five seeds (43 files),
+#: to one. Over people-names at 200 to 50,578 records and six seeds (43 files),
 #: 0.4 lifted F1 most but cost precision as the files grew (50k P 0.82 -> 0.75);
 #: 1.0 gave back most of the gain at 1k-3k records.
 UNSEPARATED_GLOBAL_LOGIT = 0.7
@@ -2588,7 +2588,7 @@ def unseparated_bar(prior: float, records: int, candidates: int) -> float:
     a bar that ignored it asked more of the names the lower EM put the rate. At
     200 records of people-names (seed 41) EM fitted 0.25, eleven copies of "john
     roach" scored 4.5 against a bar of 5.0, and nothing merged (R 0.04; now 0.53).
-    Over 43 files (200 to 50,578 records, five seeds) F1 rose on 24, by up to 0.09
+    Over 43 files (200 to 50,578 records, six seeds) F1 rose on 24, by up to 0.09
     beside that one, fell on 3 by at most 0.006, the rest unmoved (`bench/README.md`)."""
     return UNSEPARATED_GLOBAL_LOGIT + lone_bar(prior, records, candidates)
 
